@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Per-thread state of the compat layer (no kernel counterpart).
+ *
+ * Each thread that uses the library gets one block, registered on its first
+ * read-side section and unregistered by a thread-specific-data destructor
+ * when it exits, so users never call a registration function.  The block
+ * holds the thread's SRCU counters: for every domain slot, lock and unlock
+ * counts for both read indices.  Only the owning thread stores to them;
+ * grace-period code only loads them.
+ */
+#ifndef _COMPAT_LINUX_COMPAT_THREAD_H
+#define _COMPAT_LINUX_COMPAT_THREAD_H
+
+#include <linux/compiler.h>
+
+/* Domain slots per thread; slot ids are handed out by init_srcu_struct(). */
+#define COMPAT_SRCU_MAX_DOMAINS 64
+
+struct compat_srcu_counts {
+	unsigned long lock[2];
+	unsigned long unlock[2];
+};
+
+struct compat_thread {
+	struct compat_srcu_counts srcu[COMPAT_SRCU_MAX_DOMAINS];
+	struct compat_thread *next;
+	struct compat_thread *prev;
+	bool rcu_registered;
+	int tid;
+	char name[16];
+};
+
+extern __thread struct compat_thread *compat_self
+	__attribute__((__tls_model__("initial-exec")));
+
+struct compat_thread *compat_thread_register(void) __cold;
+
+static __always_inline struct compat_thread *compat_thread_self(void)
+{
+	struct compat_thread *t = compat_self;
+
+	if (unlikely(!t))
+		t = compat_thread_register();
+	return t;
+}
+
+/*
+ * With membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) the grace-period side
+ * issues the full barriers for the readers, and the read side needs only a
+ * compiler barrier.  Without it, readers fall back to a real fence.
+ */
+extern bool compat_has_membarrier;
+
+static __always_inline void compat_reader_barrier(void)
+{
+	if (likely(compat_has_membarrier))
+		barrier();
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Userspace stand-in for <linux/rcupdate.h>.  The read side, grace periods
+ * and callbacks are liburcu's memb flavour; threads are registered with it
+ * on first use and unregistered when they exit.
+ */
+#ifndef _COMPAT_LINUX_RCUPDATE_H
+#define _COMPAT_LINUX_RCUPDATE_H
+
+#include <linux/atomic.h>
+#include <linux/cleanup.h>
+#include <linux/container_of.h>
+#include <linux/types.h>
+
+/* Same layout as liburcu's struct rcu_head, so compat can hand it over. */
+struct rcu_head {
+	struct rcu_head *next;
+	void (*func)(struct rcu_head *head);
+};
+
+typedef void (*rcu_callback_t)(struct rcu_head *head);
+
+void compat_rcu_read_lock(void);
+void compat_rcu_read_unlock(void);
+void compat_synchronize_rcu(void);
+void compat_call_rcu(struct rcu_head *head, rcu_callback_t func);
+void compat_rcu_barrier(void);
+
+#define rcu_read_lock()		compat_rcu_read_lock()
+#define rcu_read_unlock()	compat_rcu_read_unlock()
+#define synchronize_rcu()	compat_synchronize_rcu()
+#define call_rcu(head, func)	compat_call_rcu((head), (func))
+#define rcu_barrier()		compat_rcu_barrier()
+
+#define rcu_dereference_raw(p)	__atomic_load_n(&(p), __ATOMIC_CONSUME)
+#define rcu_dereference(p)	rcu_dereference_raw(p)
+#define rcu_dereference_check(p, c) rcu_dereference_raw(p)
+#define rcu_dereference_protected(p, c) (p)
+#define rcu_access_pointer(p)	READ_ONCE(p)
+#define rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define RCU_INIT_POINTER(p, v)	WRITE_ONCE(p, v)
+#define RCU_INITIALIZER(v)	(v)
+#define unrcu_pointer(p)	(p)
+#define init_rcu_head_on_stack(head)	do { } while (0)
+#define destroy_rcu_head_on_stack(head)	do { } while (0)
+#define rcu_replace_pointer(rcu_ptr, ptr, c)				\
+	({								\
+		__typeof__(ptr) __old = (rcu_ptr);			\
+		rcu_assign_pointer((rcu_ptr), (ptr));			\
+		__old;							\
+	})
+
+DEFINE_LOCK_GUARD_0(rcu, rcu_read_lock(), rcu_read_unlock())
+
+#endif

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Userspace stand-in for <linux/srcu.h>: sleepable RCU with per-domain
+ * grace periods.
+ *
+ * As in the kernel, srcu_read_lock() returns the read index it counted
+ * under, and srcu_read_unlock() must be given the same index: a wrong index
+ * leaves one index's lock and unlock sums apart for good and the next
+ * grace period never ends, exactly as in the kernel.  The read side does
+ * one thread-local load, one thread-local store and a compiler barrier: no
+ * atomic read-modify-write and no store to memory another thread writes.
+ */
+#ifndef _COMPAT_LINUX_SRCU_H
+#define _COMPAT_LINUX_SRCU_H
+
+#include <pthread.h>
+#include <linux/compat_thread.h>
+#include <linux/rcupdate.h>
+
+struct srcu_struct {
+	unsigned long srcu_idx;		/* bit 0 selects the read index */
+	int id;				/* slot in every thread's counters */
+	const char *name;
+	pthread_mutex_t gp_lock;	/* serialises grace periods */
+	/* call_srcu() machinery: a worker thread started on first use */
+	pthread_mutex_t cb_lock;
+	pthread_cond_t cb_cond;
+	pthread_cond_t cb_done_cond;
+	struct rcu_head *cb_head;
+	struct rcu_head **cb_tail;
+	unsigned long cb_queued;
+	unsigned long cb_done;
+	pthread_t cb_worker;
+	bool cb_running;
+	bool cb_stop;
+};
+
+int __init_srcu_struct(struct srcu_struct *ssp, const char *name);
+#define init_srcu_struct(ssp) __init_srcu_struct((ssp), #ssp)
+void cleanup_srcu_struct(struct srcu_struct *ssp);
+void synchronize_srcu(struct srcu_struct *ssp);
+void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
+	       rcu_callback_t func);
+void srcu_barrier(struct srcu_struct *ssp);
+int srcu_read_lock_held(const struct srcu_struct *ssp);
+
+/*
+ * A static domain is set up by a constructor, so that the read side never
+ * has to test whether its domain is initialised.
+ */
+#define __DEFINE_SRCU(name, qual)					\
+	qual struct srcu_struct name;					\
+	static void __attribute__((__constructor__))			\
+	__PASTE(name, _compat_srcu_ctor)(void)				\
+	{								\
+		if (__init_srcu_struct(&name, #name))			\
+			compat_srcu_static_init_failed(#name);		\
+	}
+#define DEFINE_STATIC_SRCU(name)	__DEFINE_SRCU(name, static)
+#define DEFINE_SRCU(name)		__DEFINE_SRCU(name, )
+void compat_srcu_static_init_failed(const char *name) __cold;
+
+static __always_inline int srcu_read_lock(struct srcu_struct *ssp)
+{
+	struct compat_srcu_counts *c = &compat_thread_self()->srcu[ssp->id];
+	int idx = READ_ONCE(ssp->srcu_idx) & 1;
+
+	WRITE_ONCE(c->lock[idx], c->lock[idx] + 1);
+	compat_reader_barrier();
+	return idx;
+}
+
+static __always_inline void srcu_read_unlock(struct srcu_struct *ssp, int idx)
+{
+	struct compat_srcu_counts *c = &compat_thread_self()->srcu[ssp->id];
+
+	compat_reader_barrier();
+	WRITE_ONCE(c->unlock[idx & 1], c->unlock[idx & 1] + 1);
+}
+
+#define srcu_dereference(p, ssp)	rcu_dereference_raw(p)
+#define srcu_dereference_check(p, ssp, c) rcu_dereference_raw(p)
+
+#endif

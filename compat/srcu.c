@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Userspace SRCU: the grace-period side.
+ *
+ * Readers count srcu_read_lock() and srcu_read_unlock() per thread, per
+ * domain slot, per read index (see <linux/srcu.h>).  No reader is inside a
+ * section counted under index i once the sum of unlock counts for i over
+ * all threads equals the sum of lock counts for i.  The unlock sum is read
+ * first and the lock sum after a full barrier on every thread: an unlock
+ * that is seen therefore always has its lock seen too, and the test can only
+ * err towards waiting.  A grace period waits for the index readers are not
+ * using (a reader may still be about to count under it), flips the index,
+ * then waits for the index they were using.  As in the kernel, a reader
+ * that picked the old index late started after the updater's barrier, so
+ * it already sees the update.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <linux/bug.h>
+#include <linux/errno.h>
+#include <linux/debug_locks.h>
+#include <linux/srcu.h>
+
+#include "compat_internal.h"
+
+struct srcu_struct *compat_srcu_domains[COMPAT_SRCU_MAX_DOMAINS];
+
+static long srcu_held_by(const struct compat_thread *t, int id)
+{
+	const struct compat_srcu_counts *c = &t->srcu[id];
+
+	return (long)(READ_ONCE(c->lock[0]) + READ_ONCE(c->lock[1]) -
+		      READ_ONCE(c->unlock[0]) - READ_ONCE(c->unlock[1]));
+}
+
+static unsigned long srcu_sum(int id, int idx, bool unlock)
+{
+	const struct compat_thread *t;
+	unsigned long sum;
+
+	sum = unlock ? compat_graveyard.srcu[id].unlock[idx] :
+		       compat_graveyard.srcu[id].lock[idx];
+	compat_for_each_thread(t)
+		sum += unlock ? READ_ONCE(t->srcu[id].unlock[idx]) :
+				READ_ONCE(t->srcu[id].lock[idx]);
+	return sum;
+}
+
+static bool srcu_idx_drained(struct srcu_struct *ssp, int idx)
+{
+	unsigned long locks, unlocks;
+
+	compat_registry_lock();
+	unlocks = srcu_sum(ssp->id, idx, true);
+	compat_mb_all_threads();
+	locks = srcu_sum(ssp->id, idx, false);
+	compat_registry_unlock();
+	return locks == unlocks;
+}
+
+static void srcu_wait_idx(struct srcu_struct *ssp, int idx)
+{
+	struct timespec ts = { 0, 2000 };
+	unsigned int tries = 0;
+
+	while (!srcu_idx_drained(ssp, idx)) {
+		if (++tries < 8) {
+			sched_yield();
+			continue;
+		}
+		nanosleep(&ts, NULL);
+		if (ts.tv_nsec < 1000000)
+			ts.tv_nsec *= 2;
+	}
+}
+
+int __init_srcu_struct(struct srcu_struct *ssp, const char *name)
+{
+	pthread_condattr_t attr;
+	int id;
+
+	memset(ssp, 0, sizeof(*ssp));
+	ssp->id = -1;
+	ssp->name = name;
+	compat_registry_lock();
+	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++) {
+		if (!compat_srcu_domains[id]) {
+			compat_srcu_domains[id] = ssp;
+			ssp->id = id;
+			break;
+		}
+	}
+	compat_registry_unlock();
+	if (ssp->id < 0)
+		return -ENOMEM;
+
+	pthread_mutex_init(&ssp->gp_lock, NULL);
+	pthread_mutex_init(&ssp->cb_lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&ssp->cb_cond, &attr);
+	pthread_cond_init(&ssp->cb_done_cond, &attr);
+	pthread_condattr_destroy(&attr);
+	ssp->cb_tail = &ssp->cb_head;
+	return 0;
+}
+
+void compat_srcu_static_init_failed(const char *name)
+{
+	fprintf(stderr, "revocable: no SRCU slot left for static domain %s\n",
+		name);
+	abort();
+}
+
+void synchronize_srcu(struct srcu_struct *ssp)
+{
+	int idx;
+
+	pthread_mutex_lock(&ssp->gp_lock);
+	compat_mb_all_threads();
+	idx = READ_ONCE(ssp->srcu_idx) & 1;
+	srcu_wait_idx(ssp, idx ^ 1);
+	WRITE_ONCE(ssp->srcu_idx, ssp->srcu_idx + 1);
+	compat_mb_all_threads();
+	srcu_wait_idx(ssp, idx);
+	compat_mb_all_threads();
+	pthread_mutex_unlock(&ssp->gp_lock);
+}
+
+static void *srcu_cb_worker(void *arg)
+{
+	struct srcu_struct *ssp = arg;
+	struct rcu_head *list, *next;
+	unsigned long n;
+	char name[16];
+
+	snprintf(name, sizeof(name), "srcu-cb-%d", ssp->id);
+	pthread_setname_np(pthread_self(), name);
+	pthread_mutex_lock(&ssp->cb_lock);
+	for (;;) {
+		while (!ssp->cb_head && !ssp->cb_stop)
+			pthread_cond_wait(&ssp->cb_cond, &ssp->cb_lock);
+		if (!ssp->cb_head)
+			break;
+		list = ssp->cb_head;
+		ssp->cb_head = NULL;
+		ssp->cb_tail = &ssp->cb_head;
+		pthread_mutex_unlock(&ssp->cb_lock);
+
+		synchronize_srcu(ssp);
+		for (n = 0; list; n++) {
+			next = list->next;
+			list->func(list);
+			list = next;
+		}
+
+		pthread_mutex_lock(&ssp->cb_lock);
+		ssp->cb_done += n;
+		pthread_cond_broadcast(&ssp->cb_done_cond);
+	}
+	pthread_mutex_unlock(&ssp->cb_lock);
+	return NULL;
+}
+
+void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
+	       rcu_callback_t func)
+{
+	head->func = func;
+	head->next = NULL;
+	pthread_mutex_lock(&ssp->cb_lock);
+	if (!ssp->cb_running) {
+		if (pthread_create(&ssp->cb_worker, NULL, srcu_cb_worker, ssp)) {
+			/*
+			 * No thread to defer to: run the grace period here.
+			 * The callback then runs in the caller's context,
+			 * which callers must already tolerate for kfree-like
+			 * work; the kernel never gets here.
+			 */
+			pthread_mutex_unlock(&ssp->cb_lock);
+			WARN_ONCE(1, "call_srcu: cannot start worker, running inline\n");
+			synchronize_srcu(ssp);
+			func(head);
+			return;
+		}
+		ssp->cb_running = true;
+	}
+	*ssp->cb_tail = head;
+	ssp->cb_tail = &head->next;
+	ssp->cb_queued++;
+	pthread_cond_signal(&ssp->cb_cond);
+	pthread_mutex_unlock(&ssp->cb_lock);
+}
+
+void srcu_barrier(struct srcu_struct *ssp)
+{
+	unsigned long target;
+
+	pthread_mutex_lock(&ssp->cb_lock);
+	target = ssp->cb_queued;
+	while ((long)(ssp->cb_done - target) < 0)
+		pthread_cond_wait(&ssp->cb_done_cond, &ssp->cb_lock);
+	pthread_mutex_unlock(&ssp->cb_lock);
+}
+
+void cleanup_srcu_struct(struct srcu_struct *ssp)
+{
+	const struct compat_thread *t;
+	long held;
+
+	if (WARN_ON(ssp->id < 0))
+		return;
+	srcu_barrier(ssp);
+	pthread_mutex_lock(&ssp->cb_lock);
+	ssp->cb_stop = true;
+	pthread_cond_signal(&ssp->cb_cond);
+	pthread_mutex_unlock(&ssp->cb_lock);
+	if (ssp->cb_running)
+		pthread_join(ssp->cb_worker, NULL);
+	ssp->cb_running = false;
+
+	compat_registry_lock();
+	held = srcu_held_by(&compat_graveyard, ssp->id);
+	compat_for_each_thread(t)
+		held += srcu_held_by(t, ssp->id);
+	/*
+	 * Readers still inside: keep the slot reserved forever rather than
+	 * hand unbalanced counts to the next domain.
+	 */
+	if (!WARN(held, "cleanup_srcu_struct(%s): %ld readers still inside\n",
+		  ssp->name, held))
+		compat_srcu_domains[ssp->id] = NULL;
+	compat_registry_unlock();
+	ssp->id = -1;
+	pthread_mutex_destroy(&ssp->gp_lock);
+	pthread_mutex_destroy(&ssp->cb_lock);
+	pthread_cond_destroy(&ssp->cb_cond);
+	pthread_cond_destroy(&ssp->cb_done_cond);
+}
+
+int srcu_read_lock_held(const struct srcu_struct *ssp)
+{
+	const struct compat_thread *t = compat_self;
+
+	return t && ssp->id >= 0 && srcu_held_by(t, ssp->id) > 0;
+}
+
+void debug_show_all_locks(void)
+{
+	const struct compat_thread *t;
+	long held;
+	int id;
+
+	fprintf(stderr, "revocable: threads inside SRCU read-side sections:\n");
+	compat_registry_lock();
+	compat_for_each_thread(t) {
+		for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++) {
+			if (!compat_srcu_domains[id])
+				continue;
+			held = srcu_held_by(t, id);
+			if (held > 0)
+				fprintf(stderr,
+					"  thread %d (%s): %ld section(s) of domain %s\n",
+					t->tid, t->name[0] ? t->name : "?",
+					held, compat_srcu_domains[id]->name);
+		}
+	}
+	compat_registry_unlock();
+}

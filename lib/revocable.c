@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Revocable resources.
+ *
+ * A provider publishes a resource through a small refcounted shell.
+ * Consumers enter short accesses that are SRCU read-side sections of the
+ * provider's domain; revoke clears the resource pointer, waits for the
+ * domain's readers, and drops the owner's reference.
+ *
+ * Design rules, each answering a defect of the reverted upstream series:
+ *
+ * - Domains, not one srcu_struct per provider.  A provider costs one small
+ *   allocation; the per-CPU (userspace: per-thread) SRCU state is shared by
+ *   every provider of a domain.
+ * - The SRCU read index lives in the access handle, which is owned by one
+ *   context at a time.  A handle that is already inside an access refuses a
+ *   second one instead of overwriting the index.
+ * - The owner's slot is cleared with an atomic exchange: of concurrent
+ *   revokers exactly one drops the owner's reference.
+ * - Consumer references are taken from the slot under rcu_read_lock(), and
+ *   the shell is freed a grace period after its last reference, so taking a
+ *   reference never races with the release.
+ * - Accesses through a reference move no reference count.
+ */
+#define pr_fmt(fmt) "revocable: " fmt
+
+#include <linux/atomic.h>
+#include <linux/bug.h>
+#include <linux/completion.h>
+#include <linux/container_of.h>
+#include <linux/debug_locks.h>
+#include <linux/err.h>
+#include <linux/errno.h>
+#include <linux/export.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/kref.h>
+#include <linux/printk.h>
+#include <linux/rcupdate.h>
+#include <linux/revocable.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/srcu.h>
+
+/* Report a revoke that waits longer than this for readers, by default. */
+#define REVOCABLE_SLOW_MS_DEFAULT	2000
+
+/* What rev->rp holds once revocable_deinit() ran. */
+#define REVOCABLE_HANDLE_DEAD	((struct revocable_provider *)ERR_PTR(-ESTALE))
+
+struct revocable_domain {
+	struct srcu_struct *ssp;
+	const char *name;
+	atomic_long_t providers;
+	unsigned int slow_ms;
+	void (*slow_hook)(struct revocable_domain *dom, unsigned int waited_ms,
+			  void *arg);
+	void *slow_arg;
+	struct srcu_struct srcu;
+};
+
+struct revocable_provider {
+	void __rcu *res;
+	struct revocable_domain *dom;
+	struct kref kref;
+	void (*done)(void *arg);
+	void *done_arg;
+	struct rcu_head rcu;	/* async revoke, then deferred free */
+};
+
+DEFINE_STATIC_SRCU(revocable_srcu);
+
+static struct revocable_domain revocable_default = {
+	.ssp = &revocable_srcu,
+	.name = "default",
+	.slow_ms = REVOCABLE_SLOW_MS_DEFAULT,
+};
+
+struct revocable_domain *revocable_default_domain(void)
+{
+	return &revocable_default;
+}
+EXPORT_SYMBOL_GPL(revocable_default_domain);
+
+struct revocable_domain *revocable_domain_alloc(const char *name)
+{
+	struct revocable_domain *dom;
+
+	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
+	if (!dom)
+		return NULL;
+	if (init_srcu_struct(&dom->srcu)) {
+		kfree(dom);
+		return NULL;
+	}
+	dom->ssp = &dom->srcu;
+	dom->name = name ? name : "unnamed";
+	dom->slow_ms = REVOCABLE_SLOW_MS_DEFAULT;
+	return dom;
+}
+EXPORT_SYMBOL_GPL(revocable_domain_alloc);
+
+int revocable_domain_free(struct revocable_domain *dom)
+{
+	long left;
+
+	if (!dom)
+		return 0;
+	if (WARN_ON(dom == &revocable_default))
+		return -EINVAL;
+	/* Pending async revokes drop references; released shells free. */
+	srcu_barrier(dom->ssp);
+	rcu_barrier();
+	left = atomic_long_read(&dom->providers);
+	if (WARN(left, "domain %s freed with %ld providers left\n",
+		 dom->name, left))
+		return -EBUSY;
+	cleanup_srcu_struct(&dom->srcu);
+	kfree(dom);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(revocable_domain_free);
+
+int revocable_domain_set_slow(struct revocable_domain *dom,
+			      unsigned int threshold_ms,
+			      void (*hook)(struct revocable_domain *dom,
+					   unsigned int waited_ms, void *arg),
+			      void *arg)
+{
+	if (WARN_ON(!dom))
+		return -EINVAL;
+	WRITE_ONCE(dom->slow_arg, arg);
+	WRITE_ONCE(dom->slow_hook, hook);
+	WRITE_ONCE(dom->slow_ms, threshold_ms);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(revocable_domain_set_slow);
+
+/* ----- provider lifetime ------------------------------------------------- */
+
+static void revocable_provider_free_rcu(struct rcu_head *head)
+{
+	struct revocable_provider *rp =
+		container_of(head, struct revocable_provider, rcu);
+	struct revocable_domain *dom = rp->dom;
+
+	kfree(rp);
+	atomic_long_dec(&dom->providers);
+}
+
+static void revocable_provider_release(struct kref *kref)
+{
+	struct revocable_provider *rp =
+		container_of(kref, struct revocable_provider, kref);
+
+	/* revocable_provider_get_rcu() may still be looking at the shell. */
+	call_rcu(&rp->rcu, revocable_provider_free_rcu);
+}
+
+struct revocable_provider __rcu *
+revocable_provider_alloc_in(struct revocable_domain *dom, void *res)
+{
+	struct revocable_provider *rp;
+
+	if (WARN_ON(!dom || !res))
+		return NULL;
+	rp = kzalloc(sizeof(*rp), GFP_KERNEL);
+	if (!rp)
+		return NULL;
+	RCU_INIT_POINTER(rp->res, res);
+	rp->dom = dom;
+	kref_init(&rp->kref);
+	atomic_long_inc(&dom->providers);
+	return RCU_INITIALIZER(rp);
+}
+EXPORT_SYMBOL_GPL(revocable_provider_alloc_in);
+
+struct revocable_provider __rcu *revocable_provider_alloc(void *res)
+{
+	return revocable_provider_alloc_in(&revocable_default, res);
+}
+EXPORT_SYMBOL_GPL(revocable_provider_alloc);
+
+struct revocable_provider *
+revocable_provider_get_rcu(struct revocable_provider __rcu *const *rpp)
+{
+	struct revocable_provider *rp;
+
+	if (WARN_ON(!rpp))
+		return NULL;
+	rcu_read_lock();
+	rp = rcu_dereference(*rpp);
+	if (rp && !kref_get_unless_zero(&rp->kref))
+		rp = NULL;
+	rcu_read_unlock();
+	return rp;
+}
+EXPORT_SYMBOL_GPL(revocable_provider_get_rcu);
+
+struct revocable_provider *revocable_provider_get(struct revocable_provider *rp)
+{
+	if (rp)
+		kref_get(&rp->kref);
+	return rp;
+}
+EXPORT_SYMBOL_GPL(revocable_provider_get);
+
+void revocable_provider_put(struct revocable_provider *rp)
+{
+	if (rp)
+		kref_put(&rp->kref, revocable_provider_release);
+}
+EXPORT_SYMBOL_GPL(revocable_provider_put);
+
+/* ----- revoke ------------------------------------------------------------ */
+
+struct revocable_waiter {
+	struct rcu_head rcu;
+	struct completion done;
+};
+
+static void revocable_waiter_wake(struct rcu_head *head)
+{
+	complete(&container_of(head, struct revocable_waiter, rcu)->done);
+}
+
+static void revocable_report_slow(struct revocable_domain *dom,
+				  unsigned int waited_ms, bool first)
+{
+	void (*hook)(struct revocable_domain *dom, unsigned int waited_ms,
+		     void *arg) = READ_ONCE(dom->slow_hook);
+
+	if (hook) {
+		hook(dom, waited_ms, READ_ONCE(dom->slow_arg));
+		return;
+	}
+	pr_warn("revoke in domain %s has waited %u ms for readers\n",
+		dom->name, waited_ms);
+	if (first)
+		debug_show_all_locks();
+}
+
+/* Wait until every access of @dom that began before the call has ended. */
+static void revocable_wait_readers(struct revocable_domain *dom)
+{
+	unsigned int slow_ms = READ_ONCE(dom->slow_ms);
+	struct revocable_waiter w;
+	unsigned long start;
+	bool first = true;
+
+	might_sleep();
+	if (!slow_ms) {
+		synchronize_srcu(dom->ssp);
+		return;
+	}
+	init_rcu_head_on_stack(&w.rcu);
+	init_completion(&w.done);
+	start = jiffies;
+	call_srcu(dom->ssp, &w.rcu, revocable_waiter_wake);
+	while (!wait_for_completion_timeout(&w.done,
+					    msecs_to_jiffies(slow_ms))) {
+		revocable_report_slow(dom, jiffies_to_msecs(jiffies - start),
+				      first);
+		first = false;
+	}
+	destroy_rcu_head_on_stack(&w.rcu);
+}
+
+static bool revocable_inside_access(struct revocable_domain *dom)
+{
+	return IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) && READ_ONCE(debug_locks) &&
+	       srcu_read_lock_held(dom->ssp);
+}
+
+/* Clear the owner's slot; the caller that gets the provider revokes it. */
+static struct revocable_provider *
+revocable_detach(struct revocable_provider __rcu **rpp)
+{
+	struct revocable_provider *rp;
+
+	rp = unrcu_pointer(xchg(rpp, NULL));
+	if (rp)
+		RCU_INIT_POINTER(rp->res, NULL);
+	return rp;
+}
+
+/* SRCU callback: readers of a revoked provider have drained. */
+static void revocable_finish(struct rcu_head *head)
+{
+	struct revocable_provider *rp =
+		container_of(head, struct revocable_provider, rcu);
+
+	if (rp->done)
+		rp->done(rp->done_arg);
+	kref_put(&rp->kref, revocable_provider_release);
+}
+
+static void revocable_finish_later(struct revocable_provider *rp,
+				   void (*done)(void *arg), void *arg)
+{
+	rp->done = done;
+	rp->done_arg = arg;
+	call_srcu(rp->dom->ssp, &rp->rcu, revocable_finish);
+}
+
+int revocable_revoke(struct revocable_provider __rcu **rpp)
+{
+	struct revocable_provider *rp;
+
+	if (WARN_ON(!rpp))
+		return -EINVAL;
+	rp = revocable_detach(rpp);
+	if (!rp)
+		return 0;
+	if (WARN(revocable_inside_access(rp->dom),
+		 "revoke inside an access of domain %s would deadlock\n",
+		 rp->dom->name)) {
+		revocable_finish_later(rp, NULL, NULL);
+		return -EDEADLK;
+	}
+	revocable_wait_readers(rp->dom);
+	kref_put(&rp->kref, revocable_provider_release);
+	return 1;
+}
+EXPORT_SYMBOL_GPL(revocable_revoke);
+
+void revocable_provider_revoke(struct revocable_provider __rcu **rpp)
+{
+	revocable_revoke(rpp);
+}
+EXPORT_SYMBOL_GPL(revocable_provider_revoke);
+
+int revocable_revoke_async(struct revocable_provider __rcu **rpp,
+			   void (*done)(void *arg), void *arg)
+{
+	struct revocable_provider *rp;
+
+	if (WARN_ON(!rpp))
+		return -EINVAL;
+	rp = revocable_detach(rpp);
+	if (!rp)
+		return 0;
+	revocable_finish_later(rp, done, arg);
+	return 1;
+}
+EXPORT_SYMBOL_GPL(revocable_revoke_async);
+
+int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
+			   unsigned int n)
+{
+	struct revocable_provider **rps, *rp;
+	struct revocable_domain **doms;
+	unsigned int i, j, cnt = 0, ndoms = 0;
+	bool deadlock = false;
+
+	if (!n)
+		return 0;
+	if (WARN_ON(!rpps))
+		return -EINVAL;
+	rps = kmalloc_array(2 * (size_t)n, sizeof(*rps), GFP_KERNEL);
+	if (!rps) {
+		/* Correct, only slower: one wait per provider. */
+		for (i = 0; i < n; i++) {
+			if (!WARN_ON(!rpps[i]) && revocable_revoke(rpps[i]) > 0)
+				cnt++;
+		}
+		return cnt;
+	}
+	doms = (struct revocable_domain **)(rps + n);
+
+	for (i = 0; i < n; i++) {
+		if (WARN_ON(!rpps[i]))
+			continue;
+		rp = revocable_detach(rpps[i]);
+		if (!rp)
+			continue;
+		rps[cnt++] = rp;
+		for (j = 0; j < ndoms && doms[j] != rp->dom; j++)
+			;
+		if (j == ndoms)
+			doms[ndoms++] = rp->dom;
+	}
+
+	/* A domain we are inside of is marked by clearing its entry. */
+	for (j = 0; j < ndoms; j++) {
+		if (WARN(revocable_inside_access(doms[j]),
+			 "batch revoke inside an access of domain %s\n",
+			 doms[j]->name)) {
+			doms[j] = NULL;
+			deadlock = true;
+			continue;
+		}
+		revocable_wait_readers(doms[j]);
+	}
+
+	for (i = 0; i < cnt; i++) {
+		rp = rps[i];
+		for (j = 0; deadlock && j < ndoms && doms[j] != rp->dom; j++)
+			;
+		if (deadlock && j == ndoms)
+			revocable_finish_later(rp, NULL, NULL);
+		else
+			kref_put(&rp->kref, revocable_provider_release);
+	}
+	kfree(rps);
+	return deadlock ? -EDEADLK : (int)cnt;
+}
+EXPORT_SYMBOL_GPL(revocable_revoke_batch);
+
+struct revocable_provider *
+revocable_revoke_begin(struct revocable_provider __rcu **rpp)
+{
+	if (WARN_ON(!rpp))
+		return NULL;
+	return revocable_detach(rpp);
+}
+EXPORT_SYMBOL_GPL(revocable_revoke_begin);
+
+int revocable_revoke_wait(struct revocable_provider *rp)
+{
+	if (WARN_ON(IS_ERR_OR_NULL(rp)))
+		return -EINVAL;
+	if (WARN(rcu_access_pointer(rp->res),
+		 "revocable_revoke_wait() without revocable_revoke_begin()\n"))
+		return -EINVAL;
+	if (WARN(revocable_inside_access(rp->dom),
+		 "revoke wait inside an access of domain %s would deadlock\n",
+		 rp->dom->name))
+		return -EDEADLK;
+	revocable_wait_readers(rp->dom);
+	kref_put(&rp->kref, revocable_provider_release);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(revocable_revoke_wait);
+
+/* ----- access ------------------------------------------------------------ */
+
+static void revocable_handle_reset(struct revocable *rev,
+				   struct revocable_provider *rp)
+{
+	rev->rp = rp;
+	rev->ssp = rp ? rp->dom->ssp : NULL;
+	rev->owner = NULL;
+	rev->idx = -1;
+	rev->refused = 0;
+	rev->counted = false;
+}
+
+void *revocable_access(struct revocable_provider *rp, struct revocable *rev)
+{
+	if (WARN_ON_ONCE(!rev))
+		return NULL;
+	revocable_handle_reset(rev, rp);
+	if (!rp)
+		return NULL;
+	rev->owner = current;
+	rev->idx = srcu_read_lock(rev->ssp);
+	return srcu_dereference(rp->res, rev->ssp);
+}
+EXPORT_SYMBOL_GPL(revocable_access);
+
+void *revocable_access_unchecked(struct revocable_provider *rp)
+{
+	if (WARN_ON_ONCE(!rp))
+		return NULL;
+	return rcu_dereference_protected(rp->res, 1);
+}
+EXPORT_SYMBOL_GPL(revocable_access_unchecked);
+
+int revocable_init(struct revocable_provider __rcu *rp_in,
+		   struct revocable *rev)
+{
+	struct revocable_provider *rp = unrcu_pointer(rp_in);
+
+	if (WARN_ON(!rev))
+		return -EINVAL;
+	revocable_handle_reset(rev, NULL);
+	if (!rp || !kref_get_unless_zero(&rp->kref))
+		return -ENODEV;
+	revocable_handle_reset(rev, rp);
+	rev->counted = true;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(revocable_init);
+
+/*
+ * Make the calling context the owner of an idle handle.  With
+ * CONFIG_REVOCABLE_DEBUG the claim is a compare-and-exchange, so that even
+ * two contexts racing on a shared handle cannot both enter; otherwise it
+ * is a plain load and store that catches nesting and every sharing that is
+ * not an exact race, at no cost to the fast path.
+ */
+static bool revocable_claim(struct revocable *rev)
+{
+	void *me = current;
+	void *old;
+
+	if (IS_ENABLED(CONFIG_REVOCABLE_DEBUG)) {
+		old = cmpxchg(&rev->owner, NULL, me);
+	} else {
+		old = READ_ONCE(rev->owner);
+		if (!old)
+			WRITE_ONCE(rev->owner, me);
+	}
+	if (likely(!old))
+		return true;
+	if (old == me)
+		rev->refused++;
+	WARN_ONCE(1, "handle %p is already inside an access (%s)\n", rev,
+		  old == me ? "nested" : "shared between contexts");
+	return false;
+}
+
+void *revocable_try_access(struct revocable *rev)
+{
+	struct revocable_provider *rp;
+
+	if (WARN_ON_ONCE(!rev))
+		return NULL;
+	rp = rev->rp;
+	if (unlikely(IS_ERR_OR_NULL(rp))) {
+		WARN_ONCE(IS_ERR(rp), "access through a deinitialised handle\n");
+		return NULL;
+	}
+	if (unlikely(!revocable_claim(rev)))
+		return NULL;
+	rev->idx = srcu_read_lock(rev->ssp);
+	return srcu_dereference(rp->res, rev->ssp);
+}
+EXPORT_SYMBOL_GPL(revocable_try_access);
+
+void revocable_withdraw_access(struct revocable *rev)
+{
+	void *owner;
+	int idx;
+
+	if (WARN_ON_ONCE(!rev))
+		return;
+	if (unlikely(IS_ERR_OR_NULL(rev->rp))) {
+		WARN_ONCE(IS_ERR(rev->rp),
+			  "withdraw through a deinitialised handle\n");
+		return;
+	}
+	owner = READ_ONCE(rev->owner);
+	if (unlikely(owner != current)) {
+		WARN_ONCE(1, "withdraw %s\n", owner ?
+			  "from a context that does not own the access" :
+			  "without an access");
+		return;
+	}
+	if (unlikely(rev->refused)) {
+		rev->refused--;
+		return;
+	}
+	idx = rev->idx;
+	/* Read the index before another context may claim the handle. */
+	smp_store_release(&rev->owner, NULL);
+	srcu_read_unlock(rev->ssp, idx);
+}
+EXPORT_SYMBOL_GPL(revocable_withdraw_access);
+
+void revocable_deinit(struct revocable *rev)
+{
+	void *owner;
+
+	if (WARN_ON(!rev))
+		return;
+	if (WARN(IS_ERR(rev->rp), "deinit of a deinitialised handle\n"))
+		return;
+	owner = READ_ONCE(rev->owner);
+	if (owner) {
+		WARN(1, "deinit of a handle inside an access\n");
+		if (owner != current)
+			return;
+		rev->refused = 0;
+		revocable_withdraw_access(rev);
+	}
+	if (rev->counted)
+		kref_put(&rev->rp->kref, revocable_provider_release);
+	rev->counted = false;
+	rev->rp = REVOCABLE_HANDLE_DEAD;
+}
+EXPORT_SYMBOL_GPL(revocable_deinit);

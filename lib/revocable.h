@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Revocable resources: access to a resource that its provider may withdraw
+ * at any time.
+ *
+ * In the kernel this file is <linux/revocable.h>.  In userspace it is
+ * installed as <revocable.h> and needs no other header of this project.
+ */
+#ifndef __LINUX_REVOCABLE_H
+#define __LINUX_REVOCABLE_H
+
+#ifdef __KERNEL__
+#include <linux/compiler.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+#define __revocable_unrcu(p)	unrcu_pointer(p)
+#else
+#include <stdbool.h>
+#ifndef __rcu
+#define __rcu
+#endif
+#ifndef __acquires
+#define __acquires(x)
+#define __releases(x)
+#endif
+#define __revocable_unrcu(p)	(p)
+#endif
+
+struct revocable_domain;
+struct revocable_provider;
+struct srcu_struct;
+
+/**
+ * struct revocable - one access to a revocable resource
+ * @rp: the provider, or NULL when there is nothing to access
+ * @ssp: the SRCU domain the access is counted in
+ * @owner: the context inside the access, NULL when idle
+ * @idx: the SRCU read index of the access in progress
+ * @refused: nested accesses that were refused and not yet withdrawn
+ * @counted: the handle holds a reference on @rp (revocable_init())
+ *
+ * An access handle lives on the stack of the context that uses it, or is
+ * owned by exactly one context at a time.  The fields are private.
+ */
+struct revocable {
+	struct revocable_provider *rp;
+	struct srcu_struct *ssp;
+	void *owner;
+	int idx;
+	unsigned short refused;
+	bool counted;
+};
+
+/* ----- domains ---------------------------------------------------------- */
+
+/**
+ * revocable_domain_alloc() - create a domain of its own for some providers
+ * @name: a name for diagnostics; the string must outlive the domain
+ *
+ * Readers of providers in a domain only delay revokes of providers in the
+ * same domain.  A subsystem whose accesses may sleep for long should have
+ * its own domain, so that unrelated revokes never wait for it.
+ *
+ * Context: process context; may sleep.  In userspace at most 63 domains
+ * besides the default one exist at a time.
+ * Return: the new domain, or NULL when out of memory or domain slots.
+ */
+struct revocable_domain *revocable_domain_alloc(const char *name);
+
+/**
+ * revocable_domain_free() - free a domain created by revocable_domain_alloc()
+ * @dom: the domain; NULL is ignored
+ *
+ * Waits for the domain's pending asynchronous revokes and for the release
+ * of providers whose last reference is already gone.
+ *
+ * Context: process context; may sleep; not inside an access.
+ * Return: 0 when freed; -EBUSY (with a warning) when providers of the
+ * domain are still referenced, and the domain is left intact; -EINVAL
+ * (with a warning) for the default domain.
+ */
+int revocable_domain_free(struct revocable_domain *dom);
+
+/**
+ * revocable_default_domain() - the domain revocable_provider_alloc() uses
+ *
+ * Context: any.
+ * Return: the default domain; it is never freed.
+ */
+struct revocable_domain *revocable_default_domain(void);
+
+/**
+ * revocable_domain_set_slow() - configure the slow-revoke diagnostic
+ * @dom: the domain
+ * @threshold_ms: how long a revoke may wait for readers before it is
+ *	reported, and then again after each further period; 0 disables the
+ *	diagnostic (and lets revokes use synchronize_srcu() directly)
+ * @hook: called in the revoker's context with the time waited so far, or
+ *	NULL for the default report: a warning naming the domain, and on the
+ *	first report of a revoke the list of contexts inside read-side
+ *	sections (debug_show_all_locks(); threads holding accesses in
+ *	userspace, tasks holding locks with lockdep in the kernel)
+ * @arg: passed to @hook
+ *
+ * Set this up before revokes run on the domain.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for a NULL domain.
+ */
+int revocable_domain_set_slow(struct revocable_domain *dom,
+			      unsigned int threshold_ms,
+			      void (*hook)(struct revocable_domain *dom,
+					   unsigned int waited_ms, void *arg),
+			      void *arg);
+
+/* ----- providers --------------------------------------------------------- */
+
+/**
+ * revocable_provider_alloc() - publish a resource in the default domain
+ * @res: the resource; must not be NULL
+ *
+ * The caller stores the result in a slot it owns (an ``__rcu`` pointer),
+ * hands consumers references or the slot, and ends the provider with one
+ * of the revoke functions on that slot.
+ *
+ * Example::
+ *
+ *	priv->rp = revocable_provider_alloc(&priv->hw);
+ *	if (!priv->rp)
+ *		return -ENOMEM;
+ *	...
+ *	revocable_provider_revoke(&priv->rp);	// readers drained
+ *	free_hw(&priv->hw);
+ *
+ * Context: process context; may sleep.
+ * Return: the provider, holding the owner's reference, or NULL when out
+ * of memory or @res is NULL (with a warning).
+ */
+struct revocable_provider __rcu *revocable_provider_alloc(void *res);
+
+/**
+ * revocable_provider_alloc_in() - publish a resource in a given domain
+ * @dom: the domain, which must outlive the provider
+ * @res: the resource; must not be NULL
+ *
+ * Context: process context; may sleep.
+ * Return: as revocable_provider_alloc(); NULL with a warning when @dom or
+ * @res is NULL.
+ */
+struct revocable_provider __rcu *
+revocable_provider_alloc_in(struct revocable_domain *dom, void *res);
+
+/**
+ * revocable_provider_get_rcu() - take a consumer reference from a slot
+ * @rpp: the slot the provider is published in
+ *
+ * Safe against a concurrent revoke and release of the provider: the slot
+ * is read inside an RCU read-side section, and the provider's memory lives
+ * for a grace period after its last reference is dropped.
+ *
+ * Context: any context that may call rcu_read_lock().
+ * Return: the provider with a new reference, to be dropped with
+ * revocable_provider_put(); NULL when the slot is empty (revoked), or
+ * with a warning when @rpp is NULL.
+ */
+struct revocable_provider *
+revocable_provider_get_rcu(struct revocable_provider __rcu *const *rpp);
+
+/**
+ * revocable_provider_get() - take another reference on a provider
+ * @rp: a provider the caller holds a reference on; NULL is passed through
+ *
+ * Context: any.
+ * Return: @rp.
+ */
+struct revocable_provider *revocable_provider_get(struct revocable_provider *rp);
+
+/**
+ * revocable_provider_put() - drop a consumer reference
+ * @rp: the provider; NULL is ignored
+ *
+ * The provider's memory (not the resource, which belongs to its owner) is
+ * freed a grace period after the last reference is dropped.
+ *
+ * Context: any.
+ */
+void revocable_provider_put(struct revocable_provider *rp);
+
+/* ----- revoke ------------------------------------------------------------ */
+
+/**
+ * revocable_revoke() - revoke a resource and wait for its readers
+ * @rpp: the owner's slot; it is cleared
+ *
+ * Clears the slot with an atomic exchange, so of concurrent revokers
+ * exactly one gets the provider.  New accesses then return NULL; the call
+ * waits until every access in progress is withdrawn and drops the owner's
+ * reference.  Revokers that lost the race return at once without waiting.
+ *
+ * Context: process context; may sleep; not inside an access of the same
+ * domain.
+ * Return: 1 when this call revoked and readers are drained (the owner may
+ * free the resource); 0 when the slot was already empty; -EDEADLK (with a
+ * warning) when called inside an access of the provider's domain: new
+ * accesses already fail, but the wait could not be done here, and the
+ * owner reference is dropped once the readers drain; -EINVAL (with a
+ * warning) for a NULL @rpp.
+ */
+int revocable_revoke(struct revocable_provider __rcu **rpp);
+
+/**
+ * revocable_provider_revoke() - revoke, upstream-compatible form
+ * @rpp: the owner's slot; it is cleared
+ *
+ * revocable_revoke() without the result.
+ *
+ * Context: process context; may sleep.
+ */
+void revocable_provider_revoke(struct revocable_provider __rcu **rpp);
+
+/**
+ * revocable_revoke_async() - revoke without waiting
+ * @rpp: the owner's slot; it is cleared
+ * @done: called once every access in progress is withdrawn, or NULL
+ * @arg: passed to @done
+ *
+ * New accesses fail when this returns.  @done runs from the grace-period
+ * machinery (softirq in the kernel, a worker thread in userspace): it must
+ * not sleep, and may free the resource.
+ *
+ * Context: any context that may call call_srcu().
+ * Return: 1 when this call revoked and @done will run; 0 when the slot was
+ * already empty, and @done will not run; -EINVAL (with a warning) for a
+ * NULL @rpp.
+ */
+int revocable_revoke_async(struct revocable_provider __rcu **rpp,
+			   void (*done)(void *arg), void *arg);
+
+/**
+ * revocable_revoke_batch() - revoke many resources with one wait per domain
+ * @rpps: the owners' slots; NULL entries are skipped with a warning
+ * @n: how many
+ *
+ * All slots are cleared first, then the call waits once for each domain
+ * the providers belong to, then drops the owners' references.
+ *
+ * Context: process context; may sleep; not inside an access.
+ * Return: how many providers this call revoked; -EDEADLK (with a warning)
+ * when called inside an access of one of their domains, in which case all
+ * are revoked for new accesses and those of that domain complete in the
+ * background; -EINVAL for a NULL array with @n > 0.
+ */
+int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
+			   unsigned int n);
+
+/**
+ * revocable_revoke_begin() - first half of a two-phase revoke
+ * @rpp: the owner's slot; it is cleared
+ *
+ * New accesses fail when this returns.  The caller can then wake readers
+ * that sleep on the device (complete their I/O with an error, wake wait
+ * queues), and finally call revocable_revoke_wait().  This is how a driver
+ * avoids hung tasks on removal.
+ *
+ * Example::
+ *
+ *	rp = revocable_revoke_begin(&priv->rp);
+ *	if (rp) {
+ *		priv->dead = true;
+ *		wake_up_all(&priv->waitq);
+ *		revocable_revoke_wait(rp);
+ *	}
+ *
+ * Context: any.
+ * Return: the provider, carrying the owner's reference that
+ * revocable_revoke_wait() consumes; NULL when already revoked, or with a
+ * warning when @rpp is NULL.
+ */
+struct revocable_provider *
+revocable_revoke_begin(struct revocable_provider __rcu **rpp);
+
+/**
+ * revocable_revoke_wait() - second half of a two-phase revoke
+ * @rp: what revocable_revoke_begin() returned
+ *
+ * Waits until every access in progress is withdrawn and drops the owner's
+ * reference.  Call it exactly once per successful begin.
+ *
+ * Context: process context; may sleep; not inside an access of the same
+ * domain.
+ * Return: 0 when readers are drained; -EDEADLK (with a warning) inside an
+ * access of the domain, nothing done, call again from elsewhere; -EINVAL
+ * (with a warning) for NULL or a provider that was not begun.
+ */
+int revocable_revoke_wait(struct revocable_provider *rp);
+
+/* ----- access ------------------------------------------------------------ */
+
+/**
+ * revocable_access() - enter an access through a provider reference
+ * @rp: a provider the caller keeps alive (a consumer reference, or the
+ *	owner's own slot value); NULL gives a NULL access
+ * @rev: an access handle on the caller's stack; need not be initialised
+ *
+ * The fast path: no reference count moves and nothing shared is written.
+ * End it with revocable_withdraw_access() in the same context, also when
+ * the result is NULL.
+ *
+ * Example::
+ *
+ *	struct revocable acc;
+ *	struct foo *foo = revocable_access(ref, &acc);
+ *
+ *	if (foo)
+ *		foo_do(foo);
+ *	revocable_withdraw_access(&acc);
+ *
+ * Context: any context that may enter an SRCU read-side section; the
+ * access may sleep.
+ * Return: the resource, valid until the access is withdrawn, or NULL when
+ * it has been revoked.
+ */
+void *revocable_access(struct revocable_provider *rp, struct revocable *rev);
+
+/**
+ * revocable_access_unchecked() - the resource, for callers that know it is live
+ * @rp: the provider
+ *
+ * For code that can prove the resource cannot be revoked meanwhile, such
+ * as the provider's own code between allocation and revoke.  No read-side
+ * section is entered, so nothing protects the result beyond that proof.
+ *
+ * Context: any.
+ * Return: the resource, or NULL once revoked (or with a warning for a NULL
+ * @rp).
+ */
+void *revocable_access_unchecked(struct revocable_provider *rp);
+
+/**
+ * revocable_init() - set up a handle that holds a reference on a provider
+ * @rp: the provider; the caller must keep it alive for the call (own the
+ *	slot it was read from, or hold a reference): a stale pointer cannot
+ *	be made safe here
+ * @rev: the handle
+ *
+ * Upstream-compatible.  The handle may then be used for any number of
+ * revocable_try_access() / revocable_withdraw_access() pairs by one context
+ * at a time, and must be released with revocable_deinit().
+ *
+ * Context: any.
+ * Return: 0; -ENODEV when @rp is NULL or being released (the handle is
+ * then inert: accesses return NULL, withdraw and deinit do nothing);
+ * -EINVAL (with a warning) for a NULL @rev.
+ */
+int revocable_init(struct revocable_provider __rcu *rp, struct revocable *rev);
+
+/**
+ * revocable_deinit() - release a handle set up by revocable_init()
+ * @rev: the handle
+ *
+ * Context: any.  A handle still inside an access of the caller is first
+ * withdrawn, with a warning.  A second deinit, or deinit while another
+ * context is inside an access, only warns.
+ */
+void revocable_deinit(struct revocable *rev);
+
+/**
+ * revocable_try_access() - enter an access through an initialised handle
+ * @rev: the handle
+ *
+ * Upstream-compatible.  A handle serves one access at a time: a second
+ * access through a handle already inside one (shared between contexts, or
+ * nested) is refused with a warning instead of corrupting the read index.
+ *
+ * Context: as revocable_access().
+ * Return: the resource, valid until revocable_withdraw_access(), or NULL
+ * when revoked, refused, or the handle is inert or deinitialised (the
+ * last with a warning).
+ */
+void *revocable_try_access(struct revocable *rev) __acquires(rev);
+
+/**
+ * revocable_withdraw_access() - end an access
+ * @rev: the handle of the access
+ *
+ * Context: the context that entered the access.  Withdrawing without an
+ * access, or from another context, only warns.
+ */
+void revocable_withdraw_access(struct revocable *rev) __releases(rev);
+
+/**
+ * REVOCABLE_TRY_ACCESS_WITH() - access a resource until the end of the scope
+ * @_rp: the provider (``struct revocable_provider __rcu *`` or a consumer
+ *	reference), kept alive by the caller
+ * @_res: a variable that receives the resource, or NULL if revoked
+ *
+ * Upstream-compatible.  The access is withdrawn automatically when the
+ * enclosing scope ends.  Unlike the reverted upstream macro it takes no
+ * reference per access.  As with guard(), no goto may jump over it.
+ *
+ * Example::
+ *
+ *	REVOCABLE_TRY_ACCESS_WITH(priv->rp, res);
+ *	if (!res)
+ *		return -ENODEV;
+ *	return res->reg;
+ *
+ * Context: as revocable_access().
+ */
+#define REVOCABLE_TRY_ACCESS_WITH(_rp, _res)				\
+	__REVOCABLE_TRY_ACCESS_WITH(_rp, __REVOCABLE_ID(rev), _res)
+
+#define __REVOCABLE_TRY_ACCESS_WITH(_rp, _rev, _res)			\
+	struct revocable _rev						\
+		__attribute__((__cleanup__(revocable_withdraw_access)));\
+	_res = revocable_access(__revocable_unrcu(_rp), &_rev)
+
+/**
+ * REVOCABLE_TRY_ACCESS_SCOPED() - access a resource for one block
+ * @_rp: as for REVOCABLE_TRY_ACCESS_WITH()
+ * @_res: a variable that receives the resource, or NULL if revoked
+ *
+ * Upstream-compatible.  The block runs once, whether or not the resource
+ * is there; break or return inside it withdraw the access.
+ *
+ * Example::
+ *
+ *	REVOCABLE_TRY_ACCESS_SCOPED(priv->rp, res) {
+ *		if (!res)
+ *			return -ENODEV;
+ *		val = res->reg;
+ *	}
+ *
+ * Context: as revocable_access().
+ */
+#define REVOCABLE_TRY_ACCESS_SCOPED(_rp, _res)				\
+	__REVOCABLE_TRY_ACCESS_SCOPED(_rp, __REVOCABLE_ID(rev),		\
+				      __REVOCABLE_ID(done), _res)
+
+#define __REVOCABLE_TRY_ACCESS_SCOPED(_rp, _rev, _done, _res)		\
+	for (struct revocable _rev					\
+		__attribute__((__cleanup__(revocable_withdraw_access))) = \
+			{ .rp = NULL },					\
+		*_done = ((_res) = revocable_access(__revocable_unrcu(_rp), \
+						    &_rev), NULL);	\
+	     !_done; _done = &_rev)
+
+#define ___REVOCABLE_PASTE(a, b)	a##b
+#define __REVOCABLE_PASTE(a, b)		___REVOCABLE_PASTE(a, b)
+#define __REVOCABLE_ID(p)	__REVOCABLE_PASTE(__revocable_##p##_, __COUNTER__)
+
+#endif /* __LINUX_REVOCABLE_H */
