@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "testutil.h"
+
+static void *test_thread_trampoline(void *arg)
+{
+	struct test_thread *t = arg;
+	void *ret = t->fn(t->arg);
+
+	complete_all(&t->exited);
+	return ret;
+}
+
+void test_thread_start(struct test_thread *t, void *(*fn)(void *), void *arg)
+{
+	t->fn = fn;
+	t->arg = arg;
+	init_completion(&t->exited);
+	ck_assert_int_eq(pthread_create(&t->tid, NULL, test_thread_trampoline, t), 0);
+}
+
+int test_thread_join(struct test_thread *t, unsigned int ms)
+{
+	if (!wait_for_completion_timeout(&t->exited, ms))
+		return 0;
+	pthread_join(t->tid, NULL);
+	return 1;
+}
+
+struct test_res *test_res_new(void)
+{
+	struct test_res *r = malloc(sizeof(*r));
+
+	ck_assert_ptr_nonnull(r);
+	r->magic = RES_MAGIC;
+	r->uses = 0;
+	return r;
+}
+
+void test_res_free(struct test_res *r)
+{
+	memset(r, 0x6b, sizeof(*r));
+	free(r);
+}
+
+unsigned long test_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void test_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(test_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

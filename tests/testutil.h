@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Helpers shared by the Check suites: threads with a watchdog, WARN
+ * counting, and a poisoned resource that knows whether it is live.
+ */
+#ifndef REVOCABLE_TESTUTIL_H
+#define REVOCABLE_TESTUTIL_H
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include <linux/bug.h>
+#include <linux/completion.h>
+#include <linux/rcupdate.h>
+#include <revocable.h>
+
+/* A thread that fails the test if it does not finish in time. */
+struct test_thread {
+	pthread_t tid;
+	void *(*fn)(void *arg);
+	void *arg;
+	struct completion exited;
+};
+
+void test_thread_start(struct test_thread *t, void *(*fn)(void *), void *arg);
+/* Returns 1 when the thread ended within @ms and was joined, else 0. */
+int test_thread_join(struct test_thread *t, unsigned int ms);
+#define JOIN_OR_FAIL(t, ms)						\
+	ck_assert_msg(test_thread_join((t), (ms)),			\
+		      "thread did not finish within %u ms (hang)", (ms))
+
+/* Wait on a completion, failing the test instead of hanging. */
+#define WAIT_OR_FAIL(c, ms)						\
+	ck_assert_msg(wait_for_completion_timeout((c), (ms)),		\
+		      "timed out after %u ms waiting for " #c, (ms))
+
+/* Counts WARNs fired while evaluating a statement. */
+#define WARNS(stmt)							\
+	({								\
+		unsigned long __w0 = compat_warn_count();		\
+		stmt;							\
+		compat_warn_count() - __w0;				\
+	})
+
+#define RES_MAGIC	0x5245564fcafe1234ULL
+#define RES_POISON	0x6b6b6b6b6b6b6b6bULL
+
+/* A heap resource that is checked on every use and poisoned when freed. */
+struct test_res {
+	uint64_t magic;
+	uint64_t uses;
+};
+
+struct test_res *test_res_new(void);
+void test_res_free(struct test_res *r);
+#define RES_LIVE(r)	((r)->magic == RES_MAGIC)
+
+unsigned long test_now_ms(void);
+void test_sleep_ms(unsigned int ms);
+
+/* Each suite file defines this; testutil.c has main(). */
+Suite *test_suite(void);
+
+#endif
