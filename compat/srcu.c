@@ -118,6 +118,13 @@ void compat_srcu_static_init_failed(const char *name)
 	abort();
 }
 
+static unsigned long srcu_gp_count;
+
+unsigned long compat_srcu_gp_count(void)
+{
+	return __atomic_load_n(&srcu_gp_count, __ATOMIC_SEQ_CST);
+}
+
 void synchronize_srcu(struct srcu_struct *ssp)
 {
 	int idx;
@@ -130,6 +137,7 @@ void synchronize_srcu(struct srcu_struct *ssp)
 	compat_mb_all_threads();
 	srcu_wait_idx(ssp, idx);
 	compat_mb_all_threads();
+	__atomic_add_fetch(&srcu_gp_count, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&ssp->gp_lock);
 }
 

@@ -43,6 +43,8 @@ void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
 	       rcu_callback_t func);
 void srcu_barrier(struct srcu_struct *ssp);
 int srcu_read_lock_held(const struct srcu_struct *ssp);
+/* Grace periods completed so far, all domains together (tests only). */
+unsigned long compat_srcu_gp_count(void);
 
 /*
  * A static domain is set up by a constructor, so that the read side never

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The extensions of DESIGN.md section 3, one behaviour per test. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/srcu.h>
+
+#include "testutil.h"
+
+struct blocker {
+	struct revocable_provider *ref;
+	struct completion inside, leave;
+	const char *name;
+	struct test_thread thread;
+};
+
+static void *blocker_fn(void *arg)
+{
+	struct blocker *b = arg;
+	struct revocable acc;
+
+	if (b->name)
+		pthread_setname_np(pthread_self(), b->name);
+	revocable_access(b->ref, &acc);
+	complete(&b->inside);
+	wait_for_completion(&b->leave);
+	revocable_withdraw_access(&acc);
+	return NULL;
+}
+
+static void blocker_start(struct blocker *b, struct revocable_provider *ref,
+			  const char *name)
+{
+	memset(b, 0, sizeof(*b));
+	b->ref = ref;
+	b->name = name;
+	init_completion(&b->inside);
+	init_completion(&b->leave);
+	test_thread_start(&b->thread, blocker_fn, b);
+	WAIT_OR_FAIL(&b->inside, 5000);
+}
+
+static void blocker_stop(struct blocker *b)
+{
+	complete(&b->leave);
+	JOIN_OR_FAIL(&b->thread, 5000);
+}
+
+struct revoker {
+	struct revocable_provider __rcu **slot;
+	struct revocable_provider __rcu **const *slots;
+	unsigned int n;
+	int ret;
+	struct test_thread thread;
+};
+
+static void *revoker_fn(void *arg)
+{
+	struct revoker *r = arg;
+
+	r->ret = r->slots ? revocable_revoke_batch(r->slots, r->n) :
+			    revocable_revoke(r->slot);
+	return NULL;
+}
+
+START_TEST(domain_alloc_access_revoke_free)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("d");
+	struct revocable_provider __rcu *rp;
+	void *res;
+
+	ck_assert_ptr_nonnull(dom);
+	rp = revocable_provider_alloc_in(dom, (void *)7);
+	ck_assert_ptr_nonnull(rp);
+	REVOCABLE_TRY_ACCESS_SCOPED(rp, res)
+		ck_assert_ptr_eq(res, (void *)7);
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
+/* A reader parked in domain A never delays a revoke in domain B. */
+START_TEST(domain_revoke_ignores_other_domains_readers)
+{
+	struct revocable_domain *a = revocable_domain_alloc("a");
+	struct revocable_provider __rcu *ra = revocable_provider_alloc_in(a, (void *)1);
+	struct revocable_provider __rcu *rb = revocable_provider_alloc((void *)2);
+	struct blocker b;
+	unsigned long t0;
+
+	blocker_start(&b, revocable_provider_get_rcu(&ra), NULL);
+	t0 = test_now_ms();
+	ck_assert_int_eq(revocable_revoke(&rb), 1);
+	ck_assert_uint_lt(test_now_ms() - t0, 1000);
+	blocker_stop(&b);
+	revocable_provider_put(b.ref);
+	revocable_provider_revoke(&ra);
+	ck_assert_int_eq(revocable_domain_free(a), 0);
+}
+END_TEST
+
+START_TEST(domain_free_refuses_while_providers_live)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("busy");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	struct revocable_provider *ref;
+	int ret = 0;
+
+	ck_assert_uint_eq(WARNS(ret = revocable_domain_free(dom)), 1);
+	ck_assert_int_eq(ret, -EBUSY);
+	ref = revocable_provider_get_rcu(&rp);
+	revocable_provider_revoke(&rp);
+	/* A consumer reference still pins the provider, and so the domain. */
+	ck_assert_int_eq(revocable_domain_free(dom), -EBUSY);
+	revocable_provider_put(ref);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
+START_TEST(domain_slots_run_out_cleanly)
+{
+	struct revocable_domain *doms[COMPAT_SRCU_MAX_DOMAINS];
+	int n = 0, i;
+
+	while (n < COMPAT_SRCU_MAX_DOMAINS) {
+		doms[n] = revocable_domain_alloc("many");
+		if (!doms[n])
+			break;
+		n++;
+	}
+	/* The default domain (and this suite's static ones) hold slots. */
+	ck_assert_int_lt(n, COMPAT_SRCU_MAX_DOMAINS);
+	ck_assert_int_gt(n, COMPAT_SRCU_MAX_DOMAINS - 4);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(revocable_domain_free(doms[i]), 0);
+	doms[0] = revocable_domain_alloc("again");
+	ck_assert_ptr_nonnull(doms[0]);
+	revocable_domain_free(doms[0]);
+}
+END_TEST
+
+START_TEST(get_rcu_counts_and_put_releases)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("refs");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	struct revocable_provider *a, *b;
+
+	a = revocable_provider_get_rcu(&rp);
+	b = revocable_provider_get(a);
+	ck_assert_ptr_eq(a, b);
+	revocable_provider_revoke(&rp);
+	ck_assert_int_eq(revocable_domain_free(dom), -EBUSY);
+	revocable_provider_put(a);
+	ck_assert_int_eq(revocable_domain_free(dom), -EBUSY);
+	revocable_provider_put(b);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
+START_TEST(get_rcu_on_empty_slot_is_null)
+{
+	struct revocable_provider __rcu *rp = NULL;
+
+	ck_assert_ptr_null(revocable_provider_get_rcu(&rp));
+	ck_assert_ptr_null(revocable_provider_get(NULL));
+	revocable_provider_put(NULL);
+}
+END_TEST
+
+START_TEST(revoke_reports_who_revoked)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+	ck_assert_int_eq(revocable_revoke(&rp), 0);
+}
+END_TEST
+
+struct async_done {
+	struct completion done;
+	int calls;
+};
+
+static void async_cb(void *arg)
+{
+	struct async_done *d = arg;
+
+	d->calls++;
+	complete(&d->done);
+}
+
+START_TEST(async_revoke_calls_back_after_readers)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct async_done d = { .calls = 0 };
+	struct revocable acc;
+	struct blocker b;
+
+	init_completion(&d.done);
+	blocker_start(&b, revocable_provider_get_rcu(&rp), NULL);
+	ck_assert_int_eq(revocable_revoke_async(&rp, async_cb, &d), 1);
+	ck_assert_ptr_null(rp);
+	ck_assert_ptr_null(revocable_access(b.ref, &acc));
+	revocable_withdraw_access(&acc);
+	/* Not while the reader is inside. */
+	ck_assert(!wait_for_completion_timeout(&d.done, 100));
+	blocker_stop(&b);
+	WAIT_OR_FAIL(&d.done, 5000);
+	ck_assert_int_eq(d.calls, 1);
+	revocable_provider_put(b.ref);
+}
+END_TEST
+
+START_TEST(async_revoke_of_empty_slot_does_not_call_back)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct async_done d = { .calls = 0 };
+
+	init_completion(&d.done);
+	revocable_provider_revoke(&rp);
+	ck_assert_int_eq(revocable_revoke_async(&rp, async_cb, &d), 0);
+	ck_assert(!wait_for_completion_timeout(&d.done, 50));
+	ck_assert_int_eq(d.calls, 0);
+}
+END_TEST
+
+START_TEST(batch_revoke_counts_and_clears)
+{
+	enum { N = 100 };
+	struct revocable_domain *dom = revocable_domain_alloc("batch");
+	struct revocable_provider __rcu *rp[N];
+	struct revocable_provider __rcu **slots[N];
+	int i;
+
+	for (i = 0; i < N; i++) {
+		rp[i] = i % 2 ? revocable_provider_alloc_in(dom, (void *)1) :
+				revocable_provider_alloc((void *)2);
+		slots[i] = &rp[i];
+	}
+	revocable_provider_revoke(&rp[3]);
+	revocable_provider_revoke(&rp[4]);
+	ck_assert_int_eq(revocable_revoke_batch(slots, N), N - 2);
+	for (i = 0; i < N; i++)
+		ck_assert_ptr_null(rp[i]);
+	ck_assert_int_eq(revocable_revoke_batch(slots, N), 0);
+	ck_assert_int_eq(revocable_revoke_batch(NULL, 0), 0);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
+START_TEST(batch_revoke_one_grace_period_per_domain)
+{
+	enum { N = 1000 };
+	struct revocable_domain *dom = revocable_domain_alloc("gp");
+	struct revocable_provider __rcu **rp = calloc(N, sizeof(*rp));
+	struct revocable_provider __rcu ***slots = calloc(N, sizeof(*slots));
+	unsigned long gp0;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		rp[i] = i % 3 ? revocable_provider_alloc_in(dom, (void *)1) :
+				revocable_provider_alloc((void *)2);
+		slots[i] = &rp[i];
+	}
+	gp0 = compat_srcu_gp_count();
+	ck_assert_int_eq(revocable_revoke_batch(slots, N), N);
+	ck_assert_uint_eq(compat_srcu_gp_count() - gp0, 2);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+	free(rp);
+	free(slots);
+}
+END_TEST
+
+START_TEST(batch_revoke_waits_for_readers)
+{
+	struct revocable_provider __rcu *rp[2] = {
+		revocable_provider_alloc((void *)1),
+		revocable_provider_alloc((void *)2),
+	};
+	struct revocable_provider __rcu **slots[2] = { &rp[0], &rp[1] };
+	struct revoker r = { .slots = slots, .n = 2, .ret = -1 };
+	struct blocker b;
+
+	blocker_start(&b, revocable_provider_get_rcu(&rp[1]), NULL);
+	test_thread_start(&r.thread, revoker_fn, &r);
+	ck_assert(!test_thread_join(&r.thread, 100));
+	blocker_stop(&b);
+	JOIN_OR_FAIL(&r.thread, 5000);
+	ck_assert_int_eq(r.ret, 2);
+	revocable_provider_put(b.ref);
+}
+END_TEST
+
+START_TEST(two_phase_begin_fails_new_accesses_wait_drains)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable_provider *begun;
+	struct revocable acc;
+
+	begun = revocable_revoke_begin(&rp);
+	ck_assert_ptr_nonnull(begun);
+	ck_assert_ptr_null(rp);
+	ck_assert_ptr_null(revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+	ck_assert_ptr_null(revocable_revoke_begin(&rp));
+	ck_assert_int_eq(revocable_revoke_wait(begun), 0);
+	revocable_provider_put(ref);
+}
+END_TEST
+
+START_TEST(two_phase_wait_without_begin_is_refused)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	int ret = 0;
+
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_wait(ref)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_wait(NULL)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	revocable_provider_put(ref);
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+}
+END_TEST
+
+struct slow_log {
+	unsigned int calls;
+	unsigned int last_ms;
+	struct revocable_domain *dom;
+};
+
+static void slow_hook(struct revocable_domain *dom, unsigned int waited_ms,
+		      void *arg)
+{
+	struct slow_log *log = arg;
+
+	log->dom = dom;
+	log->calls++;
+	log->last_ms = waited_ms;
+}
+
+START_TEST(slow_revoke_hook_reports_while_waiting)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("slow");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	struct revoker r = { .slot = &rp, .ret = -1 };
+	struct slow_log log = { 0 };
+	struct blocker b;
+
+	ck_assert_int_eq(revocable_domain_set_slow(dom, 30, slow_hook, &log), 0);
+	blocker_start(&b, revocable_provider_get_rcu(&rp), NULL);
+	test_thread_start(&r.thread, revoker_fn, &r);
+	test_sleep_ms(200);
+	blocker_stop(&b);
+	JOIN_OR_FAIL(&r.thread, 5000);
+	ck_assert_int_eq(r.ret, 1);
+	ck_assert_uint_ge(log.calls, 2);
+	ck_assert_uint_ge(log.last_ms, 60);
+	ck_assert_ptr_eq(log.dom, dom);
+	revocable_provider_put(b.ref);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
+/* The default report names the domain and the thread inside it. */
+START_TEST(slow_revoke_default_report_names_reader_thread)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("slowdom");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	char tmpl[] = "/tmp/revocable-slowXXXXXX", buf[4096];
+	int fd = mkstemp(tmpl), saved = dup(2);
+	struct revoker r = { .slot = &rp, .ret = -1 };
+	struct blocker b;
+	ssize_t n;
+
+	ck_assert_int_ge(fd, 0);
+	unlink(tmpl);
+	revocable_domain_set_slow(dom, 30, NULL, NULL);
+	blocker_start(&b, revocable_provider_get_rcu(&rp), "stuckreader");
+	dup2(fd, 2);
+	test_thread_start(&r.thread, revoker_fn, &r);
+	test_sleep_ms(150);
+	blocker_stop(&b);
+	JOIN_OR_FAIL(&r.thread, 5000);
+	dup2(saved, 2);
+	ck_assert_int_eq(r.ret, 1);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_ptr_nonnull(strstr(buf, "slowdom"));
+	ck_assert_ptr_nonnull(strstr(buf, "stuckreader"));
+	close(fd);
+	close(saved);
+	revocable_provider_put(b.ref);
+	revocable_domain_free(dom);
+}
+END_TEST
+
+START_TEST(unchecked_access_returns_resource_until_revoked)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)9);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+
+	ck_assert_ptr_eq(revocable_access_unchecked(ref), (void *)9);
+	revocable_provider_revoke(&rp);
+	ck_assert_ptr_null(revocable_access_unchecked(ref));
+	revocable_provider_put(ref);
+}
+END_TEST
+
+START_TEST(access_through_null_provider_is_null)
+{
+	struct revocable acc;
+	unsigned long w = compat_warn_count();
+
+	ck_assert_ptr_null(revocable_access(NULL, &acc));
+	revocable_withdraw_access(&acc);
+	ck_assert_uint_eq(compat_warn_count(), w);
+}
+END_TEST
+
+/* Threads that never registered, and that exit, are handled for them. */
+static void *short_lived(void *arg)
+{
+	struct revocable_provider *ref = arg;
+	void *res;
+
+	REVOCABLE_TRY_ACCESS_WITH(ref, res);
+	return res;
+}
+
+START_TEST(threads_need_no_registration)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	pthread_t t;
+	void *ret;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		ck_assert_int_eq(pthread_create(&t, NULL, short_lived, ref), 0);
+		pthread_join(t, &ret);
+		ck_assert_ptr_eq(ret, (void *)1);
+	}
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+	revocable_provider_put(ref);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("extensions");
+	TCase *tc = tcase_create("extensions");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, domain_alloc_access_revoke_free);
+	tcase_add_test(tc, domain_revoke_ignores_other_domains_readers);
+	tcase_add_test(tc, domain_free_refuses_while_providers_live);
+	tcase_add_test(tc, domain_slots_run_out_cleanly);
+	tcase_add_test(tc, get_rcu_counts_and_put_releases);
+	tcase_add_test(tc, get_rcu_on_empty_slot_is_null);
+	tcase_add_test(tc, revoke_reports_who_revoked);
+	tcase_add_test(tc, async_revoke_calls_back_after_readers);
+	tcase_add_test(tc, async_revoke_of_empty_slot_does_not_call_back);
+	tcase_add_test(tc, batch_revoke_counts_and_clears);
+	tcase_add_test(tc, batch_revoke_one_grace_period_per_domain);
+	tcase_add_test(tc, batch_revoke_waits_for_readers);
+	tcase_add_test(tc, two_phase_begin_fails_new_accesses_wait_drains);
+	tcase_add_test(tc, two_phase_wait_without_begin_is_refused);
+	tcase_add_test(tc, slow_revoke_hook_reports_while_waiting);
+	tcase_add_test(tc, slow_revoke_default_report_names_reader_thread);
+	tcase_add_test(tc, unchecked_access_returns_resource_until_revoked);
+	tcase_add_test(tc, access_through_null_provider_is_null);
+	tcase_add_test(tc, threads_need_no_registration);
+	suite_add_tcase(s, tc);
+	return s;
+}
