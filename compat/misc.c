@@ -16,6 +16,12 @@
 #include <linux/slab.h>
 
 int debug_locks = 1;
+FILE *compat_log;
+
+FILE *compat_log_stream(void)
+{
+	return compat_log ? compat_log : stderr;
+}
 
 static unsigned long warn_count;
 static char warn_last_site[256];
@@ -31,9 +37,9 @@ void compat_warn(bool *printed, const char *file, int line,
 	snprintf(warn_last_site, sizeof(warn_last_site), "%s:%d", base, line);
 	if (__atomic_exchange_n(printed, true, __ATOMIC_RELAXED))
 		return;
-	fprintf(stderr, "WARNING: %s:%d: ", base, line);
+	fprintf(compat_log_stream(), "WARNING: %s:%d: ", base, line);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(compat_log_stream(), fmt, ap);
 	va_end(ap);
 }
 
@@ -53,7 +59,7 @@ void compat_printk(const char *level, const char *fmt, ...)
 
 	(void)level;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(compat_log_stream(), fmt, ap);
 	va_end(ap);
 }
 

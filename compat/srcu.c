@@ -24,6 +24,7 @@
 
 #include <linux/bug.h>
 #include <linux/errno.h>
+#include <linux/printk.h>
 #include <linux/debug_locks.h>
 #include <linux/srcu.h>
 
@@ -264,7 +265,7 @@ void debug_show_all_locks(void)
 	long held;
 	int id;
 
-	fprintf(stderr, "revocable: threads inside SRCU read-side sections:\n");
+	fprintf(compat_log_stream(), "revocable: threads inside SRCU read-side sections:\n");
 	compat_registry_lock();
 	compat_for_each_thread(t) {
 		for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++) {
@@ -272,7 +273,7 @@ void debug_show_all_locks(void)
 				continue;
 			held = srcu_held_by(t, id);
 			if (held > 0)
-				fprintf(stderr,
+				fprintf(compat_log_stream(),
 					"  thread %d (%s): %ld section(s) of domain %s\n",
 					t->tid, t->name[0] ? t->name : "?",
 					held, compat_srcu_domains[id]->name);

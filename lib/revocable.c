@@ -100,6 +100,16 @@ struct revocable_domain *revocable_domain_alloc(const char *name)
 }
 EXPORT_SYMBOL_GPL(revocable_domain_alloc);
 
+void revocable_domain_barrier(struct revocable_domain *dom)
+{
+	if (WARN_ON(!dom))
+		return;
+	/* Async revokes drop references, and released shells are freed. */
+	srcu_barrier(dom->ssp);
+	rcu_barrier();
+}
+EXPORT_SYMBOL_GPL(revocable_domain_barrier);
+
 int revocable_domain_free(struct revocable_domain *dom)
 {
 	long left;
@@ -108,9 +118,7 @@ int revocable_domain_free(struct revocable_domain *dom)
 		return 0;
 	if (WARN_ON(dom == &revocable_default))
 		return -EINVAL;
-	/* Pending async revokes drop references; released shells free. */
-	srcu_barrier(dom->ssp);
-	rcu_barrier();
+	revocable_domain_barrier(dom);
 	left = atomic_long_read(&dom->providers);
 	if (WARN(left, "domain %s freed with %ld providers left\n",
 		 dom->name, left))

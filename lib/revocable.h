@@ -82,6 +82,19 @@ struct revocable_domain *revocable_domain_alloc(const char *name);
 int revocable_domain_free(struct revocable_domain *dom);
 
 /**
+ * revocable_domain_barrier() - wait for a domain's deferred work
+ * @dom: the domain
+ *
+ * Waits until the completion callbacks of asynchronous revokes queued so
+ * far have run, and the memory of providers released so far is freed.  Call
+ * it before unloading code that such callbacks would run.
+ *
+ * Context: process context; may sleep; not inside an access, not from a
+ * completion callback.
+ */
+void revocable_domain_barrier(struct revocable_domain *dom);
+
+/**
  * revocable_default_domain() - the domain revocable_provider_alloc() uses
  *
  * Context: any.

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/compiler.h>
+#include <linux/printk.h>
 #include <linux/srcu.h>
 
 #include "testutil.h"
@@ -353,7 +355,9 @@ START_TEST(slow_revoke_hook_reports_while_waiting)
 	ck_assert_int_eq(revocable_domain_set_slow(dom, 30, slow_hook, &log), 0);
 	blocker_start(&b, revocable_provider_get_rcu(&rp), NULL);
 	test_thread_start(&r.thread, revoker_fn, &r);
-	test_sleep_ms(200);
+	/* Hold the reader until the hook has fired twice (or 5 s pass). */
+	for (int i = 0; i < 500 && READ_ONCE(log.calls) < 2; i++)
+		test_sleep_ms(10);
 	blocker_stop(&b);
 	JOIN_OR_FAIL(&r.thread, 5000);
 	ck_assert_int_eq(r.ret, 1);
@@ -370,30 +374,38 @@ START_TEST(slow_revoke_default_report_names_reader_thread)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("slowdom");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
-	char tmpl[] = "/tmp/revocable-slowXXXXXX", buf[4096];
-	int fd = mkstemp(tmpl), saved = dup(2);
+	FILE *log = tmpfile();
+	char buf[4096];
 	struct revoker r = { .slot = &rp, .ret = -1 };
 	struct blocker b;
 	ssize_t n;
 
-	ck_assert_int_ge(fd, 0);
-	unlink(tmpl);
+	ck_assert_ptr_nonnull(log);
 	revocable_domain_set_slow(dom, 30, NULL, NULL);
 	blocker_start(&b, revocable_provider_get_rcu(&rp), "stuckreader");
-	dup2(fd, 2);
+	compat_log = log;
 	test_thread_start(&r.thread, revoker_fn, &r);
-	test_sleep_ms(150);
+	/* Hold the reader until the report is out (or 5 s pass). */
+	for (int i = 0; i < 500; i++) {
+		fflush(log);
+		n = pread(fileno(log), buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		if (strstr(buf, "stuckreader"))
+			break;
+		test_sleep_ms(10);
+	}
+	ck_assert_msg(READ_ONCE(r.ret) == -1, "revoke returned with a reader inside");
 	blocker_stop(&b);
 	JOIN_OR_FAIL(&r.thread, 5000);
-	dup2(saved, 2);
+	compat_log = NULL;
 	ck_assert_int_eq(r.ret, 1);
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	fflush(log);
+	n = pread(fileno(log), buf, sizeof(buf) - 1, 0);
 	ck_assert_int_gt(n, 0);
 	buf[n] = '\0';
 	ck_assert_ptr_nonnull(strstr(buf, "slowdom"));
 	ck_assert_ptr_nonnull(strstr(buf, "stuckreader"));
-	close(fd);
-	close(saved);
+	fclose(log);
 	revocable_provider_put(b.ref);
 	revocable_domain_free(dom);
 }
@@ -455,6 +467,7 @@ Suite *test_suite(void)
 	Suite *s = suite_create("extensions");
 	TCase *tc = tcase_create("extensions");
 
+	tcase_add_checked_fixture(tc, NULL, test_quiesce);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, domain_alloc_access_revoke_free);
 	tcase_add_test(tc, domain_revoke_ignores_other_domains_readers);

@@ -241,6 +241,7 @@ Suite *test_suite(void)
 	Suite *s = suite_create("upstream");
 	TCase *tc = tcase_create("kunit-scenarios");
 
+	tcase_add_checked_fixture(tc, NULL, test_quiesce);
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, basic_access_returns_resource);
 	tcase_add_test(tc, revocation_makes_access_return_null);

@@ -63,6 +63,11 @@ void test_sleep_ms(unsigned int ms)
 		;
 }
 
+void test_quiesce(void)
+{
+	revocable_domain_barrier(revocable_default_domain());
+}
+
 int main(void)
 {
 	SRunner *sr = srunner_create(test_suite());

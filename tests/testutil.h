@@ -61,6 +61,12 @@ void test_res_free(struct test_res *r);
 unsigned long test_now_ms(void);
 void test_sleep_ms(unsigned int ms);
 
+/*
+ * Checked teardown of every test: let deferred frees and callbacks run, so
+ * that leak checkers see only real leaks.
+ */
+void test_quiesce(void);
+
 /* Each suite file defines this; testutil.c has main(). */
 Suite *test_suite(void);
 

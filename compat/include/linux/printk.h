@@ -9,6 +9,12 @@
 #define pr_fmt(fmt) fmt
 #endif
 
+#include <stdio.h>
+
+/* Where messages and WARNs go: compat_log if set, else stderr. */
+extern FILE *compat_log;
+FILE *compat_log_stream(void);
+
 void compat_printk(const char *level, const char *fmt, ...) __printf(2, 3);
 
 #define pr_err(fmt, ...)  compat_printk("err", pr_fmt(fmt), ##__VA_ARGS__)

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * I8: every bad call has a defined result (a return value and/or a counted
+ * WARN naming file:line) and never crashes, hangs or leaks.
+ */
+#include <string.h>
+
+#include <linux/slab.h>
+
+#include "testutil.h"
+
+#define ASSERT_WARNED_IN_LIB()						\
+	ck_assert_ptr_nonnull(strstr(compat_warn_last_site(), "revocable.c:"))
+
+START_TEST(init_with_null_provider_gives_inert_handle)
+{
+	struct revocable rev;
+	unsigned long w = compat_warn_count();
+
+	ck_assert_int_eq(revocable_init(NULL, &rev), -ENODEV);
+	ck_assert_ptr_null(revocable_try_access(&rev));
+	revocable_withdraw_access(&rev);
+	revocable_deinit(&rev);
+	ck_assert_uint_eq(compat_warn_count(), w);
+}
+END_TEST
+
+START_TEST(init_with_null_handle_warns)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	int ret = 0;
+
+	ck_assert_uint_eq(WARNS(ret = revocable_init(rp, NULL)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	ASSERT_WARNED_IN_LIB();
+	revocable_provider_revoke(&rp);
+}
+END_TEST
+
+START_TEST(alloc_in_null_domain_warns)
+{
+	struct revocable_provider __rcu *rp = (void *)1;
+
+	ck_assert_uint_eq(WARNS(rp = revocable_provider_alloc_in(NULL, (void *)1)), 1);
+	ck_assert_ptr_null(rp);
+	ASSERT_WARNED_IN_LIB();
+}
+END_TEST
+
+START_TEST(alloc_of_null_resource_warns)
+{
+	struct revocable_provider __rcu *rp = (void *)1;
+
+	ck_assert_uint_eq(WARNS(rp = revocable_provider_alloc(NULL)), 1);
+	ck_assert_ptr_null(rp);
+}
+END_TEST
+
+START_TEST(revoke_of_null_slot_pointer_warns_everywhere)
+{
+	struct revocable_provider __rcu **none = NULL;
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable_provider __rcu **slots[3] = { NULL, &rp, NULL };
+	int ret = 0;
+
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke(none)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_uint_eq(WARNS(revocable_provider_revoke(none)), 1);
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_async(none, NULL, NULL)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_revoke_begin(none))), 1);
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_batch(NULL, 2)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	/* NULL entries are skipped, the rest revoked. */
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_batch(slots, 3)), 2);
+	ck_assert_int_eq(ret, 1);
+	ck_assert_ptr_null(rp);
+	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_provider_get_rcu(NULL))), 1);
+}
+END_TEST
+
+START_TEST(double_revoke_returns_zero_silently)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+
+	revocable_provider_revoke(&rp);
+	ck_assert_uint_eq(WARNS(ck_assert_int_eq(revocable_revoke(&rp), 0)), 0);
+}
+END_TEST
+
+START_TEST(double_deinit_warns_once_and_is_harmless)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable rev;
+
+	ck_assert_int_eq(revocable_init(rp, &rev), 0);
+	revocable_deinit(&rev);
+	ck_assert_uint_eq(WARNS(revocable_deinit(&rev)), 1);
+	ASSERT_WARNED_IN_LIB();
+	/* Only one reference was dropped: revoke releases the provider. */
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+}
+END_TEST
+
+START_TEST(withdraw_without_access_warns)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable rev;
+
+	ck_assert_int_eq(revocable_init(rp, &rev), 0);
+	ck_assert_uint_eq(WARNS(revocable_withdraw_access(&rev)), 1);
+	ASSERT_WARNED_IN_LIB();
+	/* The read-side sums are untouched: revoke completes. */
+	revocable_deinit(&rev);
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+}
+END_TEST
+
+struct other_ctx {
+	struct revocable *rev;
+	unsigned long warns;
+	struct test_thread thread;
+};
+
+static void *withdraw_elsewhere(void *arg)
+{
+	struct other_ctx *o = arg;
+
+	o->warns = WARNS(revocable_withdraw_access(o->rev));
+	return NULL;
+}
+
+START_TEST(withdraw_from_another_thread_warns_and_keeps_access)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable rev;
+	struct other_ctx o = { .rev = &rev };
+
+	ck_assert_int_eq(revocable_init(rp, &rev), 0);
+	ck_assert_ptr_nonnull(revocable_try_access(&rev));
+	test_thread_start(&o.thread, withdraw_elsewhere, &o);
+	JOIN_OR_FAIL(&o.thread, 5000);
+	ck_assert_uint_eq(o.warns, 1);
+	/* Still ours: a second access is refused as nested. */
+	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_try_access(&rev))), 1);
+	revocable_withdraw_access(&rev);
+	revocable_withdraw_access(&rev);
+	revocable_deinit(&rev);
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+}
+END_TEST
+
+START_TEST(access_after_deinit_warns_and_returns_null)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable rev;
+
+	ck_assert_int_eq(revocable_init(rp, &rev), 0);
+	revocable_deinit(&rev);
+	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_try_access(&rev))), 1);
+	ck_assert_uint_eq(WARNS(revocable_withdraw_access(&rev)), 1);
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+}
+END_TEST
+
+START_TEST(deinit_inside_access_withdraws_first)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable rev;
+	unsigned long t0;
+
+	ck_assert_int_eq(revocable_init(rp, &rev), 0);
+	ck_assert_ptr_nonnull(revocable_try_access(&rev));
+	ck_assert_uint_eq(WARNS(revocable_deinit(&rev)), 1);
+	t0 = test_now_ms();
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+	ck_assert_uint_lt(test_now_ms() - t0, 2000);
+}
+END_TEST
+
+START_TEST(null_handle_calls_warn)
+{
+	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_try_access(NULL))), 1);
+	ck_assert_uint_eq(WARNS(revocable_withdraw_access(NULL)), 1);
+	ck_assert_uint_eq(WARNS(revocable_deinit(NULL)), 1);
+	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_access((void *)1, NULL))), 1);
+	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_access_unchecked(NULL))), 1);
+}
+END_TEST
+
+START_TEST(default_domain_cannot_be_freed)
+{
+	int ret = 0;
+
+	ck_assert_uint_eq(WARNS(ret = revocable_domain_free(revocable_default_domain())), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_int_eq(revocable_domain_free(NULL), 0);
+	ck_assert_uint_eq(WARNS(ret = revocable_domain_set_slow(NULL, 1, NULL, NULL)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+}
+END_TEST
+
+START_TEST(allocation_failures_are_reported)
+{
+	struct revocable_provider __rcu *rp;
+
+	compat_alloc_fail_countdown = 1;
+	ck_assert_ptr_null(revocable_provider_alloc((void *)1));
+	compat_alloc_fail_countdown = 1;
+	ck_assert_ptr_null(revocable_domain_alloc("x"));
+	/* A batch whose scratch array cannot be had still revokes all. */
+	rp = revocable_provider_alloc((void *)1);
+	{
+		struct revocable_provider __rcu **slots[1] = { &rp };
+
+		compat_alloc_fail_countdown = 1;
+		ck_assert_int_eq(revocable_revoke_batch(slots, 1), 1);
+	}
+	ck_assert_ptr_null(rp);
+	ck_assert_uint_eq(compat_alloc_fail_countdown, 0);
+}
+END_TEST
+
+START_TEST(warn_prints_file_line_once_and_counts_always)
+{
+	struct revocable rev;
+	unsigned long w = compat_warn_count();
+	int i;
+
+	ck_assert_int_eq(revocable_init(NULL, &rev), -ENODEV);
+	revocable_deinit(&rev);
+	for (i = 0; i < 3; i++)
+		revocable_deinit(&rev);
+	ck_assert_uint_eq(compat_warn_count() - w, 3);
+	ASSERT_WARNED_IN_LIB();
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("misuse");
+	TCase *tc = tcase_create("I8");
+
+	tcase_add_checked_fixture(tc, NULL, test_quiesce);
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, init_with_null_provider_gives_inert_handle);
+	tcase_add_test(tc, init_with_null_handle_warns);
+	tcase_add_test(tc, alloc_in_null_domain_warns);
+	tcase_add_test(tc, alloc_of_null_resource_warns);
+	tcase_add_test(tc, revoke_of_null_slot_pointer_warns_everywhere);
+	tcase_add_test(tc, double_revoke_returns_zero_silently);
+	tcase_add_test(tc, double_deinit_warns_once_and_is_harmless);
+	tcase_add_test(tc, withdraw_without_access_warns);
+	tcase_add_test(tc, withdraw_from_another_thread_warns_and_keeps_access);
+	tcase_add_test(tc, access_after_deinit_warns_and_returns_null);
+	tcase_add_test(tc, deinit_inside_access_withdraws_first);
+	tcase_add_test(tc, null_handle_calls_warn);
+	tcase_add_test(tc, default_domain_cannot_be_freed);
+	tcase_add_test(tc, allocation_failures_are_reported);
+	tcase_add_test(tc, warn_prints_file_line_once_and_counts_always);
+	suite_add_tcase(s, tc);
+	return s;
+}
