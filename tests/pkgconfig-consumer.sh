@@ -1,0 +1,24 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Install the library into a temporary root, then build and run a program
+# against it with nothing but pkg-config and the installed header.
+set -eu
+build=$1
+src=$2
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+
+meson install -C "$build" --destdir "$root" --no-rebuild --quiet
+pcdir=$(dirname "$(find "$root" -name revocable.pc | head -n 1)")
+[ -d "$pcdir" ] || { echo "revocable.pc not installed"; exit 1; }
+if find "$root" -path '*/include/linux/*' | grep -q .; then
+	echo "a linux/ header was installed"; exit 1
+fi
+
+export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$root"
+flags=$(pkg-config --cflags --libs revocable)
+echo "pkg-config --cflags --libs revocable: $flags"
+${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$root/consumer" \
+	"$src/tests/consumer.c" $flags -pthread
+libdir=$(dirname "$(find "$root" -name 'librevocable.so.1' | head -n 1)")
+LD_LIBRARY_PATH="$libdir" "$root/consumer"
