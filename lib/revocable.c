@@ -429,7 +429,7 @@ int revocable_revoke_wait(struct revocable_provider *rp)
 	if (WARN_ON(IS_ERR_OR_NULL(rp)))
 		return -EINVAL;
 	if (WARN(rcu_access_pointer(rp->res),
-		 "revocable_revoke_wait() without revocable_revoke_begin()\n"))
+		 "revoke wait on a provider whose revoke did not begin\n"))
 		return -EINVAL;
 	if (WARN(revocable_inside_access(rp->dom),
 		 "revoke wait inside an access of domain %s would deadlock\n",
@@ -526,7 +526,7 @@ void *revocable_try_access(struct revocable *rev)
 	if (WARN_ON_ONCE(!rev))
 		return NULL;
 	rp = rev->rp;
-	if (unlikely(IS_ERR_OR_NULL(rp))) {
+	if (IS_ERR_OR_NULL(rp)) {
 		WARN_ONCE(IS_ERR(rp), "access through a deinitialised handle\n");
 		return NULL;
 	}
@@ -544,7 +544,7 @@ void revocable_withdraw_access(struct revocable *rev)
 
 	if (WARN_ON_ONCE(!rev))
 		return;
-	if (unlikely(IS_ERR_OR_NULL(rev->rp))) {
+	if (IS_ERR_OR_NULL(rev->rp)) {
 		WARN_ONCE(IS_ERR(rev->rp),
 			  "withdraw through a deinitialised handle\n");
 		return;

@@ -19,10 +19,6 @@
 #ifndef __rcu
 #define __rcu
 #endif
-#ifndef __acquires
-#define __acquires(x)
-#define __releases(x)
-#endif
 #define __revocable_unrcu(p)	(p)
 #endif
 
@@ -390,7 +386,7 @@ void revocable_deinit(struct revocable *rev);
  * when revoked, refused, or the handle is inert or deinitialised (the
  * last with a warning).
  */
-void *revocable_try_access(struct revocable *rev) __acquires(rev);
+void *revocable_try_access(struct revocable *rev);
 
 /**
  * revocable_withdraw_access() - end an access
@@ -399,7 +395,7 @@ void *revocable_try_access(struct revocable *rev) __acquires(rev);
  * Context: the context that entered the access.  Withdrawing without an
  * access, or from another context, only warns.
  */
-void revocable_withdraw_access(struct revocable *rev) __releases(rev);
+void revocable_withdraw_access(struct revocable *rev);
 
 /**
  * REVOCABLE_TRY_ACCESS_WITH() - access a resource until the end of the scope

@@ -1,0 +1,743 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for revocable resources.
+ *
+ * The upstream series' scenarios, the invariants of the design and one
+ * regression test per defect that got the upstream series reverted.  Every
+ * wait is bounded: a regression fails a test instead of hanging the run.
+ * Tests that provoke a warning on purpose print a marker before and after
+ * it, so that the QEMU flow can tell an expected warning from a real one.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/revocable.h>
+#include <linux/slab.h>
+#include <linux/srcu.h>
+#include <linux/string.h>
+
+#define TEST_RES	((void *)0x12345678)
+#define TEST_TIMEOUT	msecs_to_jiffies(5000)
+
+#define EXPECT_WARN_BEGIN()	pr_info("revocable_test: expected warning begin\n")
+#define EXPECT_WARN_END()	pr_info("revocable_test: expected warning end\n")
+
+/* ----- the upstream scenarios -------------------------------------------- */
+
+static void revocable_test_basic(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable rev;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	KUNIT_ASSERT_NOT_NULL(test, unrcu_pointer(rp));
+	KUNIT_ASSERT_EQ(test, revocable_init(rp, &rev), 0);
+	KUNIT_EXPECT_PTR_EQ(test, revocable_try_access(&rev), TEST_RES);
+	revocable_withdraw_access(&rev);
+	revocable_deinit(&rev);
+	revocable_provider_revoke(&rp);
+	KUNIT_EXPECT_NULL(test, unrcu_pointer(rp));
+}
+
+static void revocable_test_revocation(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable rev;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	KUNIT_ASSERT_EQ(test, revocable_init(rp, &rev), 0);
+	KUNIT_EXPECT_PTR_EQ(test, revocable_try_access(&rev), TEST_RES);
+	revocable_withdraw_access(&rev);
+	revocable_provider_revoke(&rp);
+	KUNIT_EXPECT_NULL(test, revocable_try_access(&rev));
+	revocable_withdraw_access(&rev);
+	revocable_deinit(&rev);
+}
+
+static void revocable_test_with_macro(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	void *res;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	{
+		REVOCABLE_TRY_ACCESS_WITH(rp, res);
+		KUNIT_EXPECT_PTR_EQ(test, res, TEST_RES);
+	}
+	revocable_provider_revoke(&rp);
+	{
+		REVOCABLE_TRY_ACCESS_WITH(rp, res);
+		KUNIT_EXPECT_NULL(test, res);
+	}
+}
+
+static void revocable_test_scoped_macro(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	bool accessed = false;
+	void *res;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	REVOCABLE_TRY_ACCESS_SCOPED(rp, res) {
+		KUNIT_EXPECT_PTR_EQ(test, res, TEST_RES);
+		accessed = true;
+	}
+	KUNIT_EXPECT_TRUE(test, accessed);
+	revocable_provider_revoke(&rp);
+	accessed = false;
+	REVOCABLE_TRY_ACCESS_SCOPED(rp, res) {
+		KUNIT_EXPECT_NULL(test, res);
+		accessed = true;
+	}
+	KUNIT_EXPECT_TRUE(test, accessed);
+}
+
+static void revocable_test_provider_use_after_free(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *ref;
+	struct revocable rev;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	KUNIT_EXPECT_NE(test, revocable_init(NULL, &rev), 0);
+
+	/* A provider whose last reference is dropped inside our RCU section. */
+	ref = revocable_provider_get_rcu(&rp);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	revocable_provider_revoke(&rp);
+	rcu_read_lock();
+	revocable_provider_put(ref);
+	KUNIT_EXPECT_NE(test, revocable_init(RCU_INITIALIZER(ref), &rev), 0);
+	rcu_read_unlock();
+
+	KUNIT_EXPECT_NE(test, revocable_init(rp, &rev), 0);
+}
+
+/* ----- threads ------------------------------------------------------------ */
+
+struct test_reader {
+	struct revocable_provider *ref;
+	struct completion inside, leave, done;
+	void *got;
+	unsigned int hold_ms;
+	bool withdrawn;
+};
+
+static int test_reader_fn(void *data)
+{
+	struct test_reader *r = data;
+	struct revocable acc;
+
+	r->got = revocable_access(r->ref, &acc);
+	complete(&r->inside);
+	if (r->hold_ms)
+		msleep(r->hold_ms);
+	else
+		wait_for_completion(&r->leave);
+	WRITE_ONCE(r->withdrawn, true);
+	revocable_withdraw_access(&acc);
+	complete(&r->done);
+	return 0;
+}
+
+static void test_reader_start(struct kunit *test, struct test_reader *r,
+			      struct revocable_provider *ref,
+			      unsigned int hold_ms)
+{
+	struct task_struct *t;
+
+	memset(r, 0, sizeof(*r));
+	r->ref = ref;
+	r->hold_ms = hold_ms;
+	init_completion(&r->inside);
+	init_completion(&r->leave);
+	init_completion(&r->done);
+	t = kthread_run(test_reader_fn, r, "revocable_reader");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&r->inside,
+							  TEST_TIMEOUT), 0);
+}
+
+struct test_revoker {
+	struct revocable_provider __rcu **rpp;
+	struct completion done;
+	int ret;
+};
+
+static int test_revoker_fn(void *data)
+{
+	struct test_revoker *r = data;
+
+	r->ret = revocable_revoke(r->rpp);
+	complete(&r->done);
+	return 0;
+}
+
+static void test_revoker_start(struct kunit *test, struct test_revoker *r,
+			       struct revocable_provider __rcu **rpp)
+{
+	struct task_struct *t;
+
+	r->rpp = rpp;
+	r->ret = -1;
+	init_completion(&r->done);
+	t = kthread_run(test_revoker_fn, r, "revocable_revoker");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+}
+
+/*
+ * Upstream's concurrent scenario: a reader is inside, the revoke blocks
+ * behind it, a late reader sees NULL, the first reader leaves and the
+ * revoke completes.
+ */
+static void revocable_test_concurrent_access(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *ref;
+	struct test_reader first;
+	struct test_revoker rv;
+	struct revocable acc;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	ref = revocable_provider_get_rcu(&rp);
+	test_reader_start(test, &first, ref, 0);
+	KUNIT_EXPECT_PTR_EQ(test, first.got, TEST_RES);
+
+	test_revoker_start(test, &rv, &rp);
+	KUNIT_EXPECT_EQ(test,
+			wait_for_completion_timeout(&rv.done,
+						    msecs_to_jiffies(100)),
+			0);
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+
+	complete(&first.leave);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&rv.done,
+							  TEST_TIMEOUT), 0);
+	KUNIT_EXPECT_EQ(test, rv.ret, 1);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&first.done,
+							  TEST_TIMEOUT), 0);
+	revocable_provider_put(ref);
+}
+
+/* ----- invariants --------------------------------------------------------- */
+
+/* I1 + I2: revoke returns only after the reader withdrew. */
+static void revocable_test_i1_revoke_waits_for_readers(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *ref;
+	struct test_reader r;
+	struct revocable acc;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	ref = revocable_provider_get_rcu(&rp);
+	test_reader_start(test, &r, ref, 200);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(r.withdrawn));
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+	KUNIT_EXPECT_NULL(test, revocable_provider_get_rcu(&rp));
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&r.done,
+							  TEST_TIMEOUT), 0);
+	revocable_provider_put(ref);
+}
+
+/* I2: the resource stays valid while revoke waits. */
+struct test_checker {
+	struct revocable_provider *ref;
+	struct completion inside, done;
+	bool live;
+};
+
+static int test_checker_fn(void *data)
+{
+	struct test_checker *c = data;
+	struct revocable acc;
+	char *buf = revocable_access(c->ref, &acc);
+	int i;
+
+	complete(&c->inside);
+	c->live = !!buf;
+	for (i = 0; i < 20 && buf; i++) {
+		if (strcmp(buf, "live"))
+			c->live = false;
+		msleep(20);
+	}
+	revocable_withdraw_access(&acc);
+	complete(&c->done);
+	return 0;
+}
+
+static void revocable_test_i2_access_valid_during_revoke(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct test_checker c = { };
+	struct task_struct *t;
+	char *buf = kstrdup("live", GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	rp = revocable_provider_alloc(buf);
+	c.ref = revocable_provider_get_rcu(&rp);
+	init_completion(&c.inside);
+	init_completion(&c.done);
+	t = kthread_run(test_checker_fn, &c, "revocable_checker");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&c.inside,
+							  TEST_TIMEOUT), 0);
+	revocable_provider_revoke(&rp);
+	kfree(buf);	/* KASAN reports any access after this */
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&c.done,
+							  TEST_TIMEOUT), 0);
+	KUNIT_EXPECT_TRUE(test, c.live);
+	revocable_provider_put(c.ref);
+}
+
+/* I3: a nested access on one handle is refused, not miscounted. */
+static void revocable_test_i3_nested_handle_refused(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable rev;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	KUNIT_ASSERT_EQ(test, revocable_init(rp, &rev), 0);
+	KUNIT_EXPECT_PTR_EQ(test, revocable_try_access(&rev), TEST_RES);
+	EXPECT_WARN_BEGIN();
+	KUNIT_EXPECT_NULL(test, revocable_try_access(&rev));
+	EXPECT_WARN_END();
+	revocable_withdraw_access(&rev);
+	revocable_withdraw_access(&rev);
+	revocable_deinit(&rev);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+}
+
+/* I4: the provider shell outlives every consumer reference. */
+static void revocable_test_i4_provider_outlives_refs(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *ref;
+	struct revocable acc;
+	char *buf = kstrdup("res", GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	rp = revocable_provider_alloc(buf);
+	ref = revocable_provider_get_rcu(&rp);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	kfree(buf);
+	msleep(20);	/* let RCU callbacks run: the shell must not go */
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+}
+
+/* I5: idempotent revoke; concurrent revokers, exactly one wins. */
+static void revocable_test_i5_revoke_idempotent(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 0);
+	KUNIT_EXPECT_EQ(test, revocable_revoke_async(&rp, NULL, NULL), 0);
+	KUNIT_EXPECT_NULL(test, revocable_revoke_begin(&rp));
+}
+
+/* I6: accesses move no reference count: the provider bytes do not change. */
+static void revocable_test_i6_access_writes_nothing_shared(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *ref;
+	u8 before[40], after[40];
+	struct revocable acc;
+	void *res;
+	int i;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	ref = revocable_provider_get_rcu(&rp);
+	memcpy(before, ref, sizeof(before));
+	for (i = 0; i < 1000; i++) {
+		KUNIT_EXPECT_NOT_NULL(test, revocable_access(ref, &acc));
+		revocable_withdraw_access(&acc);
+		REVOCABLE_TRY_ACCESS_SCOPED(rp, res)
+			KUNIT_EXPECT_NOT_NULL(test, res);
+	}
+	memcpy(after, ref, sizeof(after));
+	KUNIT_EXPECT_MEMEQ(test, before, after, sizeof(before));
+	revocable_provider_put(ref);
+	revocable_provider_revoke(&rp);
+}
+
+/* I7: revoke inside an access of the same domain is an error. */
+static void revocable_test_i7_revoke_inside_access(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *ref;
+	struct revocable acc;
+	int ret;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	ref = revocable_provider_get_rcu(&rp);
+	revocable_access(ref, &acc);
+	EXPECT_WARN_BEGIN();
+	ret = revocable_revoke(&rp);
+	EXPECT_WARN_END();
+	KUNIT_EXPECT_EQ(test, ret, -EDEADLK);
+	KUNIT_EXPECT_NULL(test, unrcu_pointer(rp));
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	revocable_domain_barrier(revocable_default_domain());
+}
+
+/* I8: bad calls have defined results. */
+static void revocable_test_i8_bad_calls(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable rev;
+
+	KUNIT_EXPECT_EQ(test, revocable_init(NULL, &rev), -ENODEV);
+	KUNIT_EXPECT_NULL(test, revocable_try_access(&rev));
+	revocable_withdraw_access(&rev);
+	revocable_deinit(&rev);
+
+	rp = revocable_provider_alloc(TEST_RES);
+	KUNIT_ASSERT_EQ(test, revocable_init(rp, &rev), 0);
+	EXPECT_WARN_BEGIN();
+	KUNIT_EXPECT_EQ(test, revocable_revoke(NULL), -EINVAL);
+	KUNIT_EXPECT_NULL(test, revocable_provider_alloc_in(NULL, TEST_RES));
+	revocable_withdraw_access(&rev);	/* without access */
+	revocable_deinit(&rev);
+	revocable_deinit(&rev);			/* double deinit */
+	KUNIT_EXPECT_NULL(test, revocable_try_access(&rev));	/* after deinit */
+	EXPECT_WARN_END();
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 0);
+}
+
+/* ----- the upstream defects ---------------------------------------------- */
+
+struct test_sharer {
+	struct revocable *shared;
+	struct completion go, done, leave, exited;
+	void *got;
+};
+
+static int test_sharer_fn(void *data)
+{
+	struct test_sharer *s = data;
+
+	wait_for_completion(&s->go);
+	s->got = revocable_try_access(s->shared);
+	complete(&s->done);
+	wait_for_completion(&s->leave);
+	revocable_withdraw_access(s->shared);
+	complete(&s->exited);
+	return 0;
+}
+
+/*
+ * Bug 1: two contexts share one handle, with the domain's index flipped
+ * between their accesses.  Upstream, the second access overwrote the
+ * first one's index and the revoke hung.  Here it is refused, and the
+ * revoke completes.
+ */
+static void revocable_test_bug1_shared_handle(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp, *other;
+	struct test_sharer s = { };
+	struct test_revoker rv;
+	struct task_struct *t;
+	struct revocable shared;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	KUNIT_ASSERT_EQ(test, revocable_init(rp, &shared), 0);
+	s.shared = &shared;
+	init_completion(&s.go);
+	init_completion(&s.done);
+	init_completion(&s.leave);
+	init_completion(&s.exited);
+	t = kthread_run(test_sharer_fn, &s, "revocable_sharer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+
+	KUNIT_EXPECT_NOT_NULL(test, revocable_try_access(&shared));
+	other = revocable_provider_alloc(TEST_RES);
+	revocable_provider_revoke(&other);	/* flips the index */
+	EXPECT_WARN_BEGIN();
+	complete(&s.go);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&s.done,
+							  TEST_TIMEOUT), 0);
+	EXPECT_WARN_END();
+	KUNIT_EXPECT_NULL(test, s.got);
+	revocable_withdraw_access(&shared);
+	complete(&s.leave);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&s.exited,
+							  TEST_TIMEOUT), 0);
+	revocable_deinit(&shared);
+
+	test_revoker_start(test, &rv, &rp);
+	KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&rv.done,
+							      TEST_TIMEOUT), 0,
+			    "revoke hung after a shared handle was used");
+	KUNIT_EXPECT_EQ(test, rv.ret, 1);
+}
+
+struct test_getter {
+	struct revocable_provider __rcu **slot;
+	struct completion done;
+	bool stop;
+	unsigned long refs;
+};
+
+static int test_getter_fn(void *data)
+{
+	struct test_getter *g = data;
+	struct revocable_provider *ref;
+	struct revocable rev;
+
+	while (!READ_ONCE(g->stop)) {
+		ref = revocable_provider_get_rcu(g->slot);
+		if (ref) {
+			g->refs++;
+			if (!revocable_init(RCU_INITIALIZER(ref), &rev)) {
+				revocable_try_access(&rev);
+				revocable_withdraw_access(&rev);
+				revocable_deinit(&rev);
+			}
+			revocable_provider_put(ref);
+		}
+		cond_resched();
+	}
+	complete(&g->done);
+	return 0;
+}
+
+/* Bug 2: taking consumer references races the provider's release. */
+static void revocable_test_bug2_get_races_release(struct kunit *test)
+{
+	struct revocable_provider __rcu *slot = NULL;
+	struct test_getter g = { .slot = &slot };
+	struct task_struct *t;
+	unsigned long end;
+
+	init_completion(&g.done);
+	t = kthread_run(test_getter_fn, &g, "revocable_getter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	end = jiffies + msecs_to_jiffies(300);
+	while (time_before(jiffies, end)) {
+		rcu_assign_pointer(slot, unrcu_pointer(revocable_provider_alloc(TEST_RES)));
+		cond_resched();
+		KUNIT_EXPECT_EQ(test, revocable_revoke_async(&slot, NULL, NULL), 1);
+	}
+	WRITE_ONCE(g.stop, true);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&g.done,
+							  TEST_TIMEOUT), 0);
+	revocable_domain_barrier(revocable_default_domain());
+}
+
+/* Bug 3: after revoke, neither the owner nor consumers dangle. */
+static void revocable_test_bug3_no_dangling_pointer(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *file_ref;
+	char *buf = kstrdup("hello", GFP_KERNEL), *res;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	rp = revocable_provider_alloc(buf);
+	file_ref = revocable_provider_get_rcu(&rp);	/* "open" */
+	revocable_provider_revoke(&rp);
+	KUNIT_EXPECT_NULL(test, unrcu_pointer(rp));
+	kfree(buf);
+	REVOCABLE_TRY_ACCESS_SCOPED(file_ref, res)	/* "read" */
+		KUNIT_EXPECT_NULL(test, res);
+	KUNIT_EXPECT_NULL(test, revocable_provider_get_rcu(&rp));
+	revocable_provider_put(file_ref);		/* "close" */
+}
+
+struct test_racer {
+	struct revocable_provider __rcu **slot;
+	struct completion *go;
+	struct completion done;
+	int ret;
+};
+
+static int test_racer_fn(void *data)
+{
+	struct test_racer *r = data;
+
+	wait_for_completion(r->go);
+	r->ret = revocable_revoke(r->slot);
+	complete(&r->done);
+	return 0;
+}
+
+/* Bug 4: of concurrent revokers exactly one drops the owner's reference. */
+static void revocable_test_bug4_concurrent_revokers(struct kunit *test)
+{
+	struct test_racer r[3];
+	struct completion go;
+	int round, i, wins;
+
+	for (round = 0; round < 20; round++) {
+		struct revocable_provider __rcu *slot =
+			revocable_provider_alloc(TEST_RES);
+
+		init_completion(&go);
+		for (i = 0; i < ARRAY_SIZE(r); i++) {
+			struct task_struct *t;
+
+			r[i].slot = &slot;
+			r[i].go = &go;
+			r[i].ret = -1;
+			init_completion(&r[i].done);
+			t = kthread_run(test_racer_fn, &r[i], "revocable_racer");
+			KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+		}
+		complete_all(&go);
+		wins = 0;
+		for (i = 0; i < ARRAY_SIZE(r); i++) {
+			KUNIT_ASSERT_NE(test,
+					wait_for_completion_timeout(&r[i].done,
+								    TEST_TIMEOUT),
+					0);
+			wins += r[i].ret;
+		}
+		KUNIT_EXPECT_EQ(test, wins, 1);
+	}
+}
+
+/* Hung tasks: two-phase revoke lets a sleeping reader out first. */
+static void revocable_test_two_phase_wakes_sleeper(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *begun;
+	struct test_reader r;
+	struct revocable acc;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	test_reader_start(test, &r, revocable_provider_get_rcu(&rp), 0);
+	begun = revocable_revoke_begin(&rp);
+	KUNIT_ASSERT_NOT_NULL(test, begun);
+	KUNIT_EXPECT_NULL(test, revocable_access(r.ref, &acc));
+	revocable_withdraw_access(&acc);
+	complete(&r.leave);	/* the driver fails the sleeper's I/O */
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), 0);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&r.done,
+							  TEST_TIMEOUT), 0);
+	revocable_provider_put(r.ref);
+}
+
+/* ----- extensions --------------------------------------------------------- */
+
+static void revocable_test_domains_are_independent(struct kunit *test)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("kunit");
+	struct revocable_provider __rcu *ra, *rb;
+	struct test_revoker rv;
+	struct test_reader r;
+
+	KUNIT_ASSERT_NOT_NULL(test, dom);
+	ra = revocable_provider_alloc_in(dom, TEST_RES);
+	rb = revocable_provider_alloc(TEST_RES);
+	test_reader_start(test, &r, revocable_provider_get_rcu(&ra), 0);
+	test_revoker_start(test, &rv, &rb);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&rv.done,
+							  TEST_TIMEOUT), 0);
+	complete(&r.leave);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&r.done,
+							  TEST_TIMEOUT), 0);
+	revocable_provider_put(r.ref);
+	revocable_provider_revoke(&ra);
+	KUNIT_EXPECT_EQ(test, revocable_domain_free(dom), 0);
+}
+
+static void test_async_done(void *arg)
+{
+	complete(arg);
+}
+
+static void revocable_test_async_and_batch(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp[8];
+	struct revocable_provider __rcu **slots[8];
+	struct completion done;
+	int i;
+
+	init_completion(&done);
+	rp[0] = revocable_provider_alloc(TEST_RES);
+	KUNIT_EXPECT_EQ(test, revocable_revoke_async(&rp[0], test_async_done,
+						     &done), 1);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&done,
+							  TEST_TIMEOUT), 0);
+
+	for (i = 0; i < ARRAY_SIZE(rp); i++) {
+		rp[i] = revocable_provider_alloc(TEST_RES);
+		slots[i] = &rp[i];
+	}
+	revocable_provider_revoke(&rp[2]);
+	KUNIT_EXPECT_EQ(test, revocable_revoke_batch(slots, ARRAY_SIZE(rp)),
+			ARRAY_SIZE(rp) - 1);
+	for (i = 0; i < ARRAY_SIZE(rp); i++)
+		KUNIT_EXPECT_NULL(test, unrcu_pointer(rp[i]));
+}
+
+static void test_slow_hook(struct revocable_domain *dom,
+			   unsigned int waited_ms, void *arg)
+{
+	atomic_inc(arg);
+}
+
+static void revocable_test_slow_revoke_reported(struct kunit *test)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("kunit-slow");
+	struct revocable_provider __rcu *rp;
+	struct test_reader r;
+	atomic_t reports = ATOMIC_INIT(0);
+
+	KUNIT_ASSERT_NOT_NULL(test, dom);
+	revocable_domain_set_slow(dom, 20, test_slow_hook, &reports);
+	rp = revocable_provider_alloc_in(dom, TEST_RES);
+	test_reader_start(test, &r, revocable_provider_get_rcu(&rp), 150);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_GE(test, atomic_read(&reports), 2);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&r.done,
+							  TEST_TIMEOUT), 0);
+	revocable_provider_put(r.ref);
+	KUNIT_EXPECT_EQ(test, revocable_domain_free(dom), 0);
+}
+
+static struct kunit_case revocable_test_cases[] = {
+	KUNIT_CASE(revocable_test_basic),
+	KUNIT_CASE(revocable_test_revocation),
+	KUNIT_CASE(revocable_test_with_macro),
+	KUNIT_CASE(revocable_test_scoped_macro),
+	KUNIT_CASE(revocable_test_provider_use_after_free),
+	KUNIT_CASE(revocable_test_concurrent_access),
+	KUNIT_CASE(revocable_test_i1_revoke_waits_for_readers),
+	KUNIT_CASE(revocable_test_i2_access_valid_during_revoke),
+	KUNIT_CASE(revocable_test_i3_nested_handle_refused),
+	KUNIT_CASE(revocable_test_i4_provider_outlives_refs),
+	KUNIT_CASE(revocable_test_i5_revoke_idempotent),
+	KUNIT_CASE(revocable_test_i6_access_writes_nothing_shared),
+	KUNIT_CASE(revocable_test_i7_revoke_inside_access),
+	KUNIT_CASE(revocable_test_i8_bad_calls),
+	KUNIT_CASE(revocable_test_bug1_shared_handle),
+	KUNIT_CASE(revocable_test_bug2_get_races_release),
+	KUNIT_CASE(revocable_test_bug3_no_dangling_pointer),
+	KUNIT_CASE(revocable_test_bug4_concurrent_revokers),
+	KUNIT_CASE(revocable_test_two_phase_wakes_sleeper),
+	KUNIT_CASE(revocable_test_domains_are_independent),
+	KUNIT_CASE(revocable_test_async_and_batch),
+	KUNIT_CASE(revocable_test_slow_revoke_reported),
+	{}
+};
+
+static struct kunit_suite revocable_test_suite = {
+	.name = "revocable",
+	.test_cases = revocable_test_cases,
+};
+
+kunit_test_suite(revocable_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for revocable resources");
+MODULE_LICENSE("GPL");
