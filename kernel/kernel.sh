@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel flow behind "ninja -C build kernel-patches" and
+# "ninja -C build kernel-qemu".
+#
+# usage: kernel.sh patches|qemu REPO KDIR
+#   REPO  this project's checkout
+#   KDIR  working directory in the build dir (never in the repo):
+#         src/      Debian's linux-source-6.12, extracted once, a git tree
+#                   whose tag "pristine" is the unmodified source; the
+#                   series is applied to it with git am
+#         gen/      a second work tree where the series is generated
+#         patches/  the series
+#         out/      the arm64 build (O=)
+#         console.log, initramfs/ ...
+#
+# Environment: QEMU_TIMEOUT (seconds, default 900), JOBS (default nproc),
+# REVOCABLE_LIB_C (package another revocable.c, for testing the tests).
+set -euo pipefail
+
+cmd=$1
+repo=$(realpath "$2")
+kdir=$(realpath -m "$3")
+t0=$(date +%s)
+jobs=${JOBS:-$(nproc)}
+cross=aarch64-linux-gnu-
+command -v ccache >/dev/null && cross="ccache $cross"
+kmake=(make -s ARCH=arm64 "CROSS_COMPILE=$cross" O="$kdir/out" -j"$jobs")
+stamps=$kdir/stamps
+sel=tools/testing/selftests/drivers/base/revocable
+
+stage() {
+	printf '[%5ds] %s\n' $(($(date +%s) - t0)) "$*"
+}
+
+die() {
+	stage "FAILED: $*"
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+tarball() {
+	local t
+	t=$(dpkg -L linux-source-6.12 2>/dev/null | grep -E '/linux-source-6\.12\.tar\.xz$' | head -n 1)
+	[ -n "$t" ] || t=/usr/src/linux-source-6.12.tar.xz
+	[ -f "$t" ] || die "linux-source-6.12 is not installed (see README)"
+	echo "$t"
+}
+
+extract() {
+	local g=(git -c user.name=librevocable -c user.email=librevocable@localhost)
+
+	[ -f "$stamps/extracted" ] && return
+	stage "extracting $(tarball) into $kdir/src (once)"
+	rm -rf "$kdir/src" "$kdir/gen" "$kdir/linux-source-6.12"
+	mkdir -p "$kdir" "$stamps"
+	tar -xJf "$(tarball)" -C "$kdir"
+	mv "$kdir/linux-source-6.12" "$kdir/src"
+	stage "recording the pristine tree in git"
+	"${g[@]}" -C "$kdir/src" init -q
+	# Debian's .gitignore ignores the whole top level: add with -f.
+	"${g[@]}" -C "$kdir/src" add -f -A
+	"${g[@]}" -C "$kdir/src" commit -q -m "Debian linux-source-6.12, pristine"
+	"${g[@]}" -C "$kdir/src" tag pristine
+	"${g[@]}" -C "$kdir/src" worktree add -q --detach ../gen pristine
+	touch "$stamps/extracted"
+}
+
+patches() {
+	local p out errs=0
+
+	extract
+	stage "generating the patch series"
+	"$repo/kernel/mkseries.sh" "$repo" "$kdir/gen" "$kdir/patches" | sed 's/^/         /'
+	stage "scripts/checkpatch.pl --strict"
+	for p in "$kdir"/patches/*.patch; do
+		out=$(cd "$kdir/gen" && scripts/checkpatch.pl --strict "$p" 2>&1 | grep -E '^total:') || true
+		printf '         %s: %s\n' "$(basename "$p")" "$out"
+		echo "$out" | grep -q '^total: 0 errors, 0 warnings' || errs=1
+	done
+	[ $errs = 0 ] || die "checkpatch reported errors or warnings"
+	stage "scripts/kernel-doc -none"
+	out=$(cd "$kdir/gen" && scripts/kernel-doc -none -Wall drivers/base/revocable.c \
+		include/linux/revocable.h drivers/base/revocable_test.c 2>&1)
+	[ -z "$out" ] || { echo "$out"; die "kernel-doc warnings"; }
+	stage "series ready in $kdir/patches"
+}
+
+apply() {
+	local sum
+
+	sum=$(cat "$kdir"/patches/*.patch | sha256sum | cut -d' ' -f1)
+	if [ "$(cat "$stamps/applied" 2>/dev/null)" = "$sum" ]; then
+		stage "series unchanged since last applied"
+		return
+	fi
+	stage "applying the series with git am to a clean copy"
+	git -C "$kdir/src" checkout -q -f --detach pristine
+	git -C "$kdir/src" clean -q -fdx
+	git -C "$kdir/src" -c user.name=librevocable -c user.email=librevocable@localhost \
+		am -q "$kdir"/patches/*.patch
+	echo "$sum" > "$stamps/applied"
+}
+
+configure() {
+	local sum opt
+
+	sum=$(sha256sum "$repo/kernel/revocable.config" | cut -d' ' -f1)
+	if [ ! -f "$kdir/out/.config" ] || [ "$(cat "$stamps/config" 2>/dev/null)" != "$sum" ]; then
+		stage "configuring: tinyconfig + kernel/revocable.config"
+		mkdir -p "$kdir/out"
+		(cd "$kdir/src" && "${kmake[@]}" tinyconfig >/dev/null &&
+		 scripts/kconfig/merge_config.sh -m -O "$kdir/out" "$kdir/out/.config" \
+			"$repo/kernel/revocable.config" >/dev/null)
+		echo "$sum" > "$stamps/config"
+	fi
+	(cd "$kdir/src" && "${kmake[@]}" olddefconfig >/dev/null)
+	for opt in $(grep -E '^CONFIG_[A-Z0-9_]+=y' "$repo/kernel/revocable.config" | cut -d= -f1); do
+		grep -q "^$opt=y" "$kdir/out/.config" || die "$opt did not stick in .config"
+	done
+	grep -q '^CONFIG_SLUB_TINY=y' "$kdir/out/.config" && die "SLUB_TINY is set"
+	return 0
+}
+
+build() {
+	stage "building Image and modules (arm64, $jobs jobs, ${cross% *})"
+	(cd "$kdir/src" && "${kmake[@]}" Image modules) || die "kernel build failed"
+	stage "building the test module"
+	rm -rf "$kdir/mod"
+	cp -r "$kdir/src/$sel/test_modules" "$kdir/mod"
+	(cd "$kdir/src" && "${kmake[@]}" M="$kdir/mod" modules) || die "module build failed"
+}
+
+initramfs() {
+	local ir=$kdir/initramfs cpio=$kdir/out/usr/gen_init_cpio
+
+	stage "building the initramfs (static aarch64 init and kselftest)"
+	rm -rf "$ir"
+	mkdir -p "$ir"
+	aarch64-linux-gnu-gcc -static -O2 -Wall -o "$ir/init" "$repo/kernel/qemu/init.c" ||
+		die "init build failed"
+	aarch64-linux-gnu-gcc -static -O2 -Wall -D_GNU_SOURCE -pthread \
+		-o "$ir/revocable_selftest" "$kdir/src/$sel/revocable_test.c" ||
+		die "kselftest build failed"
+	cp "$kdir/mod/revocable_test.ko" "$ir/"
+	cat > "$ir/list" <<-EOF
+	dir /dev 0755 0 0
+	nod /dev/console 0600 0 0 c 5 1
+	dir /proc 0755 0 0
+	dir /sys 0755 0 0
+	file /init $ir/init 0755 0 0
+	file /revocable_selftest $ir/revocable_selftest 0755 0 0
+	file /revocable_test.ko $ir/revocable_test.ko 0644 0 0
+	EOF
+	[ -x "$cpio" ] || (cd "$kdir/src" && "${kmake[@]}" usr/gen_init_cpio >/dev/null)
+	"$cpio" "$ir/list" | gzip -9 > "$kdir/initramfs.cpio.gz"
+}
+
+boot() {
+	local timeout=${QEMU_TIMEOUT:-900} rc=0
+
+	stage "booting qemu-system-aarch64 -M virt -cpu max -smp 2 (timeout ${timeout}s)"
+	timeout --kill-after=10 "$timeout" qemu-system-aarch64 \
+		-M virt -cpu max,pauth-impdef=on -smp 2 -m 1G \
+		-nographic -no-reboot -monitor none -serial stdio \
+		-kernel "$kdir/out/arch/arm64/boot/Image" \
+		-initrd "$kdir/initramfs.cpio.gz" \
+		-append "console=ttyAMA0 panic=-1 rdinit=/init" \
+		< /dev/null > "$kdir/console.log" 2>&1 || rc=$?
+	[ $rc = 124 ] && stage "QEMU timed out after ${timeout}s"
+	stage "QEMU exited ($rc); console log: $kdir/console.log"
+}
+
+judge() {
+	local kunit selftest
+
+	kunit=$(grep -c 'KUNIT_CASE(' "$repo/kernel/revocable_kunit.c")
+	selftest=$(grep -cE '^TEST_F(_TIMEOUT)?\(' "$repo/kernel/selftest/revocable_test.c")
+	stage "parsing the console (expecting $kunit KUnit and $selftest kselftest results)"
+	python3 "$repo/kernel/qemu/parse_console.py" "$kdir/console.log" "$kunit" "$selftest"
+}
+
+case $cmd in
+patches)
+	patches
+	;;
+qemu)
+	patches
+	apply
+	configure
+	build
+	initramfs
+	boot
+	judge
+	;;
+*)
+	echo "usage: $0 patches|qemu REPO KDIR" >&2
+	exit 2
+	;;
+esac

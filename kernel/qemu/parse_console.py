@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Judge a QEMU console log of the revocable test kernel.
+
+Counts the KUnit and kselftest TAP results, and fails the run on any
+failed or missing test, or on any sign of a kernel bug: BUG: (which
+includes KASAN reports), a lockdep splat, WARNING: (except inside the markers a test
+prints around a warning it provokes on purpose), a hung task, an Oops,
+a panic, or a run that did not reach the end.  The last line printed is
+"N passed, N failed".
+"""
+import re
+import sys
+
+EXPECTED_KUNIT = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+EXPECTED_SELFTEST = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+
+BAD = [
+    (re.compile(r"\bBUG:"), "BUG"),
+    (re.compile(r"possible (recursive|circular) locking|inconsistent lock state|"
+                r"suspicious RCU usage|lock held when returning|"
+                r"possible irq lock inversion|bad unlock balance"), "lockdep report"),
+    (re.compile(r"blocked for more than \d+ seconds"), "hung task"),
+    (re.compile(r"Internal error:|Oops|Kernel panic|Unable to handle kernel"), "oops/panic"),
+    (re.compile(r"refcount_t: "), "refcount warning"),
+]
+WARN = re.compile(r"WARNING:")
+TAP = re.compile(r"^\s*(ok|not ok) (\d+) (\S+)(.*)$")
+
+
+def main():
+    text = open(sys.argv[1], errors="replace").read()
+    lines = [re.sub(r"^\[\s*\d+\.\d+\]\s?", "", l) for l in text.splitlines()]
+    problems = []
+    in_expected = False
+    section = None
+    kunit, selftest = {}, {}
+    for line in lines:
+        if "revocable_test: expected warning begin" in line:
+            in_expected = True
+        elif "revocable_test: expected warning end" in line:
+            in_expected = False
+        for rx, what in BAD:
+            if rx.search(line):
+                problems.append(f"{what}: {line.strip()}")
+        if WARN.search(line) and not in_expected:
+            problems.append(f"unexpected warning: {line.strip()}")
+        if "# Subtest: revocable" in line:
+            section = "kunit"
+        if line.startswith("INIT: revocable_test.ko loaded"):
+            section = "selftest"
+        m = TAP.match(line)
+        if m and section:
+            ok, name, rest = m.group(1) == "ok", m.group(3), m.group(4)
+            if "# SKIP" in rest:
+                problems.append(f"skipped: {name}")
+            if section == "kunit" and line.startswith("    "):
+                kunit[name] = ok
+            elif section == "selftest" and "." in name:
+                selftest[name] = ok
+    if not any("INIT: done" in l for l in lines):
+        problems.append("the run did not reach the end (timeout or crash)")
+    if len(kunit) < EXPECTED_KUNIT:
+        problems.append(f"only {len(kunit)} KUnit results, expected {EXPECTED_KUNIT}")
+    if len(selftest) < EXPECTED_SELFTEST:
+        problems.append(f"only {len(selftest)} selftest results, expected {EXPECTED_SELFTEST}")
+    for name, ok in sorted({**kunit, **selftest}.items()):
+        print(f"{'ok    ' if ok else 'FAILED'} {name}")
+    for p in problems:
+        print(f"PROBLEM: {p}")
+    passed = sum(kunit.values()) + sum(selftest.values())
+    # Each problem counts as a failure, so the last line alone tells.
+    failed = len(kunit) + len(selftest) - passed + len(problems)
+    print(f"KUnit: {sum(kunit.values())}/{len(kunit)}, "
+          f"kselftest: {sum(selftest.values())}/{len(selftest)}, "
+          f"problems: {len(problems)}")
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if problems or failed else 0)
+
+
+main()
