@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * revocable-bench: the access, revoke and memory costs of librevocable
+ * against its peers, all measured in the same run, printed as ratios.
+ *
+ * usage: revocable-bench [--quick] [--json PATH]
+ */
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <revocable.h>
+
+#include "bench.h"
+
+#define MAX_THREADS	64
+#define REPEATS		5
+
+static int target = 42;
+static struct revocable_provider *slot;	/* the owner's slot */
+static struct revocable_provider *ref;	/* a long-lived consumer reference */
+static struct up_provider *up_rp;
+static int *volatile plain_ptr = &target;
+static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+static atomic_long refcount = 1;
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ----- the access loops ---------------------------------------------------- */
+
+static uint64_t loop_plain(uint64_t n)
+{
+	uint64_t sum = 0;
+
+	while (n--)
+		sum += (uint64_t)*plain_ptr;
+	return sum;
+}
+
+static uint64_t loop_rwlock(uint64_t n)
+{
+	uint64_t sum = 0;
+
+	while (n--) {
+		pthread_rwlock_rdlock(&rwlock);
+		sum += (uint64_t)*plain_ptr;
+		pthread_rwlock_unlock(&rwlock);
+	}
+	return sum;
+}
+
+/* weak_ptr::lock(): increment unless zero, use, decrement. */
+static uint64_t loop_refcount(uint64_t n)
+{
+	uint64_t sum = 0;
+
+	while (n--) {
+		long c = atomic_load_explicit(&refcount, memory_order_relaxed);
+
+		while (c && !atomic_compare_exchange_weak(&refcount, &c, c + 1))
+			;
+		if (c) {
+			sum += (uint64_t)*plain_ptr;
+			atomic_fetch_sub(&refcount, 1);
+		}
+	}
+	return sum;
+}
+
+static uint64_t loop_ours_access(uint64_t n)
+{
+	uint64_t sum = 0;
+
+	while (n--) {
+		struct revocable acc;
+		int *res = revocable_access(ref, &acc);
+
+		sum += res ? (uint64_t)*res : 0;
+		revocable_withdraw_access(&acc);
+	}
+	return sum;
+}
+
+static uint64_t loop_ours_with(uint64_t n)
+{
+	uint64_t sum = 0;
+
+	while (n--) {
+		int *res;
+
+		REVOCABLE_TRY_ACCESS_WITH(slot, res);
+		sum += res ? (uint64_t)*res : 0;
+	}
+	return sum;
+}
+
+static uint64_t loop_ours_handle(uint64_t n)
+{
+	struct revocable rev;
+	uint64_t sum = 0;
+
+	if (revocable_init(slot, &rev))
+		return 0;
+	while (n--) {
+		int *res = revocable_try_access(&rev);
+
+		sum += res ? (uint64_t)*res : 0;
+		revocable_withdraw_access(&rev);
+	}
+	revocable_deinit(&rev);
+	return sum;
+}
+
+static uint64_t loop_upstream(uint64_t n)
+{
+	return up_with_macro_loop(up_rp, n);
+}
+
+struct peer {
+	const char *name;
+	const char *key;
+	uint64_t (*loop)(uint64_t n);
+	bool urcu;
+};
+
+static const struct peer peers[] = {
+	{ "plain pointer load", "plain", loop_plain, false },
+	{ "liburcu-memb read side (inline)", "urcu", peer_urcu_read_loop, true },
+	{ "revocable_access (consumer ref)", "ours_ref", loop_ours_access, false },
+	{ "REVOCABLE_TRY_ACCESS_WITH", "ours_with", loop_ours_with, false },
+	{ "revocable_try_access (handle)", "ours_handle", loop_ours_handle, false },
+	{ "pthread_rwlock read", "rwlock", loop_rwlock, false },
+	{ "atomic refcount get/put", "refcount", loop_refcount, false },
+	{ "upstream design (WITH macro)", "upstream", loop_upstream, false },
+};
+#define NPEERS ((int)(sizeof(peers) / sizeof(peers[0])))
+
+struct worker {
+	const struct peer *peer;
+	uint64_t iters;
+	pthread_barrier_t *bar;
+	double ns;
+	uint64_t sum;
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	double t0;
+
+	if (w->peer->urcu)
+		peer_urcu_thread_init();
+	w->peer->loop(1000);	/* warm up: registration, caches */
+	pthread_barrier_wait(w->bar);
+	t0 = now_ns();
+	w->sum = w->peer->loop(w->iters);
+	w->ns = now_ns() - t0;
+	if (w->peer->urcu)
+		peer_urcu_thread_exit();
+	return NULL;
+}
+
+/* One run: per-thread ns/op (mean over threads) and aggregate Mops/s. */
+static void run_once(const struct peer *p, int nthreads, uint64_t iters,
+		     double *ns_op, double *mops)
+{
+	struct worker w[MAX_THREADS];
+	pthread_t t[MAX_THREADS];
+	pthread_barrier_t bar;
+	double worst = 0, total = 0;
+	int i;
+
+	pthread_barrier_init(&bar, NULL, nthreads);
+	for (i = 0; i < nthreads; i++) {
+		w[i] = (struct worker){ .peer = p, .iters = iters, .bar = &bar };
+		pthread_create(&t[i], NULL, worker_fn, &w[i]);
+	}
+	for (i = 0; i < nthreads; i++) {
+		pthread_join(t[i], NULL);
+		total += w[i].ns;
+		if (w[i].ns > worst)
+			worst = w[i].ns;
+		if (w[i].sum != iters * (uint64_t)target)
+			fprintf(stderr, "bench: %s returned a wrong sum\n", p->name);
+	}
+	pthread_barrier_destroy(&bar);
+	*ns_op = total / nthreads / (double)iters;
+	*mops = (double)iters * nthreads / worst * 1e3;
+}
+
+struct result {
+	double ns_op;
+	double mops;
+};
+
+/* ----- JSON ----------------------------------------------------------------- */
+
+static FILE *json;
+static bool json_first;
+
+static void json_open(const char *path)
+{
+	json = fopen(path, "w");
+	if (!json) {
+		perror(path);
+		exit(2);
+	}
+	fprintf(json, "{");
+	json_first = true;
+}
+
+static void json_num(const char *key, double v)
+{
+	if (!json)
+		return;
+	fprintf(json, "%s\n  \"%s\": %.6g", json_first ? "" : ",", key, v);
+	json_first = false;
+}
+
+static void json_close(void)
+{
+	if (!json)
+		return;
+	fprintf(json, "\n}\n");
+	fclose(json);
+}
+
+/* ----- sections -------------------------------------------------------------- */
+
+static void bench_access(bool quick)
+{
+	int counts[3] = { 1, 2, (int)sysconf(_SC_NPROCESSORS_ONLN) };
+	uint64_t iters = quick ? 2000000 : 20000000;
+	struct result res[NPEERS][3];
+	int ncounts = counts[2] > 2 ? 3 : 2;
+	double urcu1, ns[REPEATS], mo[REPEATS];
+	char key[96];
+	int p, c, r;
+
+	if (counts[2] > MAX_THREADS)
+		counts[2] = MAX_THREADS;
+	printf("Access round trip (%llu iterations per thread, median of %d runs)\n\n",
+	       (unsigned long long)iters, REPEATS);
+	printf("%-34s %7s %9s %11s %10s\n", "", "threads", "ns/op",
+	       "agg Mops/s", "vs urcu");
+	for (c = 0; c < ncounts; c++) {
+		for (p = 0; p < NPEERS; p++) {
+			for (r = 0; r < REPEATS; r++)
+				run_once(&peers[p], counts[c], iters, &ns[r], &mo[r]);
+			res[p][c].ns_op = median(ns, REPEATS);
+			res[p][c].mops = median(mo, REPEATS);
+		}
+		urcu1 = res[1][c].ns_op;
+		for (p = 0; p < NPEERS; p++) {
+			printf("%-34s %7d %9.2f %11.1f %9.2fx\n", peers[p].name,
+			       counts[c], res[p][c].ns_op, res[p][c].mops,
+			       res[p][c].ns_op / urcu1);
+			snprintf(key, sizeof(key), "access_%s_t%d_ns", peers[p].key, counts[c]);
+			json_num(key, res[p][c].ns_op);
+			snprintf(key, sizeof(key), "access_%s_t%d_mops", peers[p].key, counts[c]);
+			json_num(key, res[p][c].mops);
+		}
+		printf("\n");
+	}
+
+	/* The design's targets, as ratios measured above. */
+	printf("Ratios\n");
+	printf("  P1 access / liburcu read side, 1 thread:     %.2fx (target <= 1.5x)\n",
+	       res[2][0].ns_op / res[1][0].ns_op);
+	printf("  P2 access, 2 threads / 1 thread aggregate:  %.2fx (target >= 1.8x)\n",
+	       res[2][1].mops / res[2][0].mops);
+	printf("  P2 access / rwlock, 2 threads aggregate:     %.1fx (target >= 10x)\n",
+	       res[2][1].mops / res[5][1].mops);
+	printf("  P2 access / refcount, 2 threads aggregate:   %.1fx (target >= 5x)\n",
+	       res[2][1].mops / res[6][1].mops);
+	printf("  P3 upstream WITH / our WITH, 1 thread:       %.1fx faster (target >= 3x)\n",
+	       res[7][0].ns_op / res[3][0].ns_op);
+	printf("  P3 upstream WITH / our access, 1 thread:     %.1fx faster\n\n",
+	       res[7][0].ns_op / res[2][0].ns_op);
+	json_num("p1_access_vs_urcu", res[2][0].ns_op / res[1][0].ns_op);
+	json_num("p2_scaling_2t", res[2][1].mops / res[2][0].mops);
+	json_num("p2_vs_rwlock_2t", res[2][1].mops / res[5][1].mops);
+	json_num("p2_vs_refcount_2t", res[2][1].mops / res[6][1].mops);
+	json_num("p3_upstream_with_vs_ours_with", res[7][0].ns_op / res[3][0].ns_op);
+	json_num("p3_upstream_with_vs_ours_access", res[7][0].ns_op / res[2][0].ns_op);
+}
+
+static double time_revoke(void)
+{
+	struct revocable_provider *rp = revocable_provider_alloc(&target);
+	double t0 = now_ns();
+
+	revocable_revoke(&rp);
+	return now_ns() - t0;
+}
+
+struct holder {
+	struct revocable_provider *ref;
+	unsigned int hold_us;
+	atomic_int inside;
+};
+
+static void *holder_fn(void *arg)
+{
+	struct holder *h = arg;
+	struct revocable acc;
+
+	revocable_access(h->ref, &acc);
+	atomic_store(&h->inside, 1);
+	usleep(h->hold_us);
+	revocable_withdraw_access(&acc);
+	return NULL;
+}
+
+static void bench_revoke(bool quick)
+{
+	int n = quick ? 50 : 300, nb = quick ? 2000 : 10000, i;
+	struct revocable_domain *dom = revocable_default_domain();
+	struct revocable_provider **rps, ***slots;
+	double *v = calloc(n, sizeof(*v)), rev_on, rev_off, sync, one;
+	double batch, singles, t0, hold;
+	struct holder h = { .hold_us = 5000 };
+	pthread_t t;
+
+	printf("Revoke (median of %d unless noted)\n\n", n);
+	for (i = 0; i < n; i++) {
+		t0 = now_ns();
+		peer_urcu_synchronize();
+		v[i] = now_ns() - t0;
+	}
+	sync = median(v, n);
+	for (i = 0; i < n; i++)
+		v[i] = time_revoke();
+	rev_on = median(v, n);
+	revocable_domain_set_slow(dom, 0, NULL, NULL);
+	for (i = 0; i < n; i++)
+		v[i] = time_revoke();
+	rev_off = median(v, n);
+
+	rps = calloc(nb, sizeof(*rps));
+	slots = calloc(nb, sizeof(*slots));
+	for (i = 0; i < nb; i++) {
+		rps[i] = revocable_provider_alloc(&target);
+		slots[i] = &rps[i];
+	}
+	t0 = now_ns();
+	revocable_revoke_batch(slots, nb);
+	batch = now_ns() - t0;
+	for (i = 0; i < nb; i++)
+		rps[i] = revocable_provider_alloc(&target);
+	t0 = now_ns();
+	for (i = 0; i < nb; i++)
+		revocable_revoke(&rps[i]);
+	singles = now_ns() - t0;
+	one = rev_off;
+	revocable_domain_set_slow(dom, 2000, NULL, NULL);
+
+	slot = revocable_provider_alloc(&target);
+	h.ref = revocable_provider_get_rcu(&slot);
+	pthread_create(&t, NULL, holder_fn, &h);
+	while (!atomic_load(&h.inside))
+		usleep(10);
+	t0 = now_ns();
+	revocable_revoke(&slot);
+	hold = now_ns() - t0;
+	pthread_join(t, NULL);
+	revocable_provider_put(h.ref);
+
+	printf("  liburcu synchronize_rcu()               %9.1f us\n", sync / 1e3);
+	printf("  revocable_revoke(), no readers           %9.1f us  (%.2fx synchronize_rcu; slow-report off)\n",
+	       rev_off / 1e3, rev_off / sync);
+	printf("  revocable_revoke(), no readers           %9.1f us  (%.2fx; slow-report on, via call_srcu)\n",
+	       rev_on / 1e3, rev_on / sync);
+	printf("  revocable_revoke_batch() of %d         %9.1f us  (%.2fx one revoke)\n",
+	       nb, batch / 1e3, batch / one);
+	printf("  %d single revokes                     %9.1f us  (%.1fx the batch)\n",
+	       nb, singles / 1e3, singles / batch);
+	printf("  revoke while a reader holds 5 ms         %9.1f us\n\n", hold / 1e3);
+	printf("  P4 revoke / synchronize_rcu:        %.2fx (target <= 2x)\n",
+	       rev_off / sync);
+	printf("  P4 batch of %d / one revoke:     %.2fx (target <= 3x)\n\n",
+	       nb, batch / one);
+	json_num("revoke_synchronize_rcu_us", sync / 1e3);
+	json_num("revoke_no_readers_us", rev_off / 1e3);
+	json_num("revoke_no_readers_slowreport_us", rev_on / 1e3);
+	json_num("revoke_batch_us", batch / 1e3);
+	json_num("revoke_batch_n", nb);
+	json_num("revoke_singles_us", singles / 1e3);
+	json_num("revoke_hold5ms_us", hold / 1e3);
+	json_num("p4_revoke_vs_synchronize_rcu", rev_off / sync);
+	json_num("p4_batch_vs_one", batch / one);
+	free(rps);
+	free(slots);
+	free(v);
+}
+
+static void bench_memory(void)
+{
+	enum { N = 100000 };
+	struct revocable_provider **rps = calloc(N, sizeof(*rps));
+	struct mallinfo2 before, after;
+	double ours, up = (double)up_provider_bytes();
+	int i;
+
+	before = mallinfo2();
+	for (i = 0; i < N; i++)
+		rps[i] = revocable_provider_alloc(&target);
+	after = mallinfo2();
+	ours = (double)(after.uordblks - before.uordblks) / N;
+	for (i = 0; i < N; i++)
+		revocable_revoke_async(&rps[i], NULL, NULL);
+	revocable_domain_barrier(revocable_default_domain());
+	free(rps);
+
+	printf("Memory per provider (heap bytes, %d providers)\n\n", N);
+	printf("  librevocable provider       %6.1f B (the domain is shared)\n", ours);
+	printf("  upstream design provider    %6.1f B + per-thread SRCU counters "
+	       "(userspace) / per-CPU srcu_data (kernel)\n", up);
+	printf("  P5 bytes per provider: %.1f (target <= 64)\n\n", ours);
+	json_num("memory_provider_bytes", ours);
+	json_num("memory_upstream_provider_bytes", up);
+}
+
+int main(int argc, char **argv)
+{
+	bool quick = false;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			quick = true;
+		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
+			json_open(argv[++i]);
+		else {
+			fprintf(stderr, "usage: %s [--quick] [--json PATH]\n", argv[0]);
+			return 2;
+		}
+	}
+	slot = revocable_provider_alloc(&target);
+	ref = revocable_provider_get_rcu(&slot);
+	up_rp = up_provider_alloc(&target);
+	if (!slot || !ref || !up_rp) {
+		fprintf(stderr, "bench: setup failed\n");
+		return 1;
+	}
+	printf("revocable-bench: %ld CPUs%s\n\n", sysconf(_SC_NPROCESSORS_ONLN),
+	       quick ? ", --quick" : "");
+	bench_access(quick);
+	revocable_provider_put(ref);
+	revocable_revoke(&slot);
+	up_provider_revoke(&up_rp);
+	bench_revoke(quick);
+	bench_memory();
+	json_close();
+	return 0;
+}
