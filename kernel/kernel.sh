@@ -4,7 +4,7 @@
 # The kernel flow behind "ninja -C build kernel-patches" and
 # "ninja -C build kernel-qemu".
 #
-# usage: kernel.sh patches|qemu REPO KDIR
+# usage: kernel.sh patches|qemu|bench REPO KDIR
 #   REPO  this project's checkout
 #   KDIR  working directory in the build dir (never in the repo):
 #         src/      Debian's linux-source-6.12, extracted once, a git tree
@@ -12,7 +12,7 @@
 #                   series is applied to it with git am
 #         gen/      a second work tree where the series is generated
 #         patches/  the series
-#         out/      the arm64 build (O=)
+#         out/      the arm64 test build (O=); out-bench/ the benchmark one
 #         console.log, initramfs/ ...
 #
 # Environment: QEMU_TIMEOUT (seconds, default 900), JOBS (default nproc),
@@ -26,7 +26,9 @@ t0=$(date +%s)
 jobs=${JOBS:-$(nproc)}
 cross=aarch64-linux-gnu-
 command -v ccache >/dev/null && cross="ccache $cross"
-kmake=(make -s ARCH=arm64 "CROSS_COMPILE=$cross" O="$kdir/out" -j"$jobs")
+out=$kdir/out			# the test kernel; the benchmark one is out-bench
+config=$repo/kernel/revocable.config
+kmake=(make -s ARCH=arm64 "CROSS_COMPILE=$cross" O="$out" -j"$jobs")
 stamps=$kdir/stamps
 sel=tools/testing/selftests/drivers/base/revocable
 
@@ -108,50 +110,57 @@ configure() {
 
 	# Always from scratch: cheap next to a build, and a .config that is
 	# identical to the last one triggers no rebuild.
-	stage "configuring: tinyconfig + kernel/revocable.config"
-	mkdir -p "$kdir/out"
+	stage "configuring: tinyconfig + kernel/$(basename "$config")"
+	mkdir -p "$out"
 	(cd "$kdir/src" && "${kmake[@]}" tinyconfig >/dev/null &&
-	 scripts/kconfig/merge_config.sh -m -O "$kdir/out" "$kdir/out/.config" \
-		"$repo/kernel/revocable.config" >/dev/null &&
+	 scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "$config" >/dev/null &&
 	 "${kmake[@]}" olddefconfig >/dev/null) || die "configuration failed"
-	for opt in $(grep -E '^CONFIG_[A-Z0-9_]+=y' "$repo/kernel/revocable.config" | cut -d= -f1); do
-		grep -q "^$opt=y" "$kdir/out/.config" || die "$opt did not stick in .config"
+	for opt in $(grep -E '^CONFIG_[A-Z0-9_]+=y' "$config" | cut -d= -f1); do
+		grep -q "^$opt=y" "$out/.config" || die "$opt did not stick in .config"
 	done
-	! grep -q '^CONFIG_SLUB_TINY=y' "$kdir/out/.config" || die "SLUB_TINY is set"
+	! grep -q '^CONFIG_SLUB_TINY=y' "$out/.config" || die "SLUB_TINY is set"
+}
+
+# build_module NAME SRCDIR: build an out-of-tree module against $out.
+build_module() {
+	stage "building the $1 module"
+	rm -rf "$kdir/mod-$1"
+	cp -r "$2" "$kdir/mod-$1"
+	(cd "$kdir/src" && "${kmake[@]}" M="$kdir/mod-$1" modules) || die "$1 module build failed"
 }
 
 build() {
 	stage "building Image and modules (arm64, $jobs jobs, ${cross% *})"
 	(cd "$kdir/src" && "${kmake[@]}" Image modules) || die "kernel build failed"
-	stage "building the test module"
-	rm -rf "$kdir/mod"
-	cp -r "$kdir/src/$sel/test_modules" "$kdir/mod"
-	(cd "$kdir/src" && "${kmake[@]}" M="$kdir/mod" modules) || die "module build failed"
 }
 
+# initramfs FILE...: a static init plus FILE... (paths) at the root.
 initramfs() {
-	local ir=$kdir/initramfs cpio=$kdir/out/usr/gen_init_cpio
+	local ir=$kdir/initramfs f
 
-	stage "building the initramfs (static aarch64 init and kselftest)"
+	stage "building the initramfs (static aarch64 init, $(printf '%s ' "${@##*/}"))"
 	rm -rf "$ir"
 	mkdir -p "$ir"
 	aarch64-linux-gnu-gcc -static -O2 -Wall -o "$ir/init" "$repo/kernel/qemu/init.c" ||
 		die "init build failed"
-	aarch64-linux-gnu-gcc -static -O2 -Wall -D_GNU_SOURCE -pthread \
-		-o "$ir/revocable_selftest" "$kdir/src/$sel/revocable_test.c" ||
-		die "kselftest build failed"
-	cp "$kdir/mod/revocable_test.ko" "$ir/"
 	cat > "$ir/list" <<-EOF
 	dir /dev 0755 0 0
 	nod /dev/console 0600 0 0 c 5 1
 	dir /proc 0755 0 0
 	dir /sys 0755 0 0
 	file /init $ir/init 0755 0 0
-	file /revocable_selftest $ir/revocable_selftest 0755 0 0
-	file /revocable_test.ko $ir/revocable_test.ko 0644 0 0
 	EOF
-	[ -x "$cpio" ] || (cd "$kdir/src" && "${kmake[@]}" usr/gen_init_cpio >/dev/null)
-	"$cpio" "$ir/list" | gzip -9 > "$kdir/initramfs.cpio.gz"
+	for f in "$@"; do
+		echo "file /${f##*/} $f 0755 0 0" >> "$ir/list"
+	done
+	[ -x "$out/usr/gen_init_cpio" ] || (cd "$kdir/src" && "${kmake[@]}" usr/gen_init_cpio >/dev/null)
+	"$out/usr/gen_init_cpio" "$ir/list" | gzip -9 > "$kdir/initramfs.cpio.gz"
+}
+
+selftest_binary() {
+	aarch64-linux-gnu-gcc -static -O2 -Wall -D_GNU_SOURCE -pthread \
+		-o "$kdir/revocable_selftest" "$kdir/src/$sel/revocable_test.c" ||
+		die "kselftest build failed"
 }
 
 boot() {
@@ -161,12 +170,17 @@ boot() {
 	timeout --kill-after=10 "$timeout" qemu-system-aarch64 \
 		-M virt -cpu max,pauth-impdef=on -smp 2 -m 1G \
 		-nographic -no-reboot -monitor none -serial stdio \
-		-kernel "$kdir/out/arch/arm64/boot/Image" \
+		-kernel "$out/arch/arm64/boot/Image" \
 		-initrd "$kdir/initramfs.cpio.gz" \
 		-append "console=ttyAMA0 panic=-1 rdinit=/init" \
 		< /dev/null > "$kdir/console.log" 2>&1 || rc=$?
 	[ $rc = 124 ] && stage "QEMU timed out after ${timeout}s"
 	stage "QEMU exited ($rc); console log: $kdir/console.log"
+}
+
+judge_bench() {
+	stage "parsing the benchmark results"
+	python3 "$repo/kernel/qemu/parse_bench.py" "$kdir/console.log" "$kdir/bench.json"
 }
 
 judge() {
@@ -187,12 +201,27 @@ qemu)
 	apply
 	configure
 	build
-	initramfs
+	build_module test "$kdir/src/$sel/test_modules"
+	selftest_binary
+	initramfs "$kdir/mod-test/revocable_test.ko" "$kdir/revocable_selftest"
 	boot
 	judge
 	;;
+bench)
+	out=$kdir/out-bench
+	config=$repo/kernel/revocable-bench.config
+	kmake=(make -s ARCH=arm64 "CROSS_COMPILE=$cross" O="$out" -j"$jobs")
+	patches
+	apply
+	configure
+	build
+	build_module bench "$repo/kernel/bench"
+	initramfs "$kdir/mod-bench/revocable_bench.ko"
+	boot
+	judge_bench
+	;;
 *)
-	echo "usage: $0 patches|qemu REPO KDIR" >&2
+	echo "usage: $0 patches|qemu|bench REPO KDIR" >&2
 	exit 2
 	;;
 esac

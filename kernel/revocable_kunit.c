@@ -446,7 +446,7 @@ static void revocable_test_bug1_shared_handle(struct kunit *test)
 {
 	struct revocable_provider __rcu *rp, *other;
 	struct test_sharer s = { };
-	struct test_revoker rv;
+	struct test_revoker rv, flip;
 	struct task_struct *t;
 	struct revocable shared;
 
@@ -461,17 +461,25 @@ static void revocable_test_bug1_shared_handle(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 
 	KUNIT_EXPECT_NOT_NULL(test, revocable_try_access(&shared));
+	/*
+	 * A revoke in the same domain, from another thread, flips the SRCU
+	 * index and then waits for our access.
+	 */
 	other = revocable_provider_alloc(TEST_RES);
-	revocable_provider_revoke(&other);	/* flips the index */
+	test_revoker_start(test, &flip, &other);
+	msleep(50);
 	EXPECT_WARN_BEGIN();
 	complete(&s.go);
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&s.done,
 							  TEST_TIMEOUT), 0);
 	EXPECT_WARN_END();
 	KUNIT_EXPECT_NULL(test, s.got);
+	KUNIT_EXPECT_EQ(test, completion_done(&flip.done), false);
 	revocable_withdraw_access(&shared);
 	complete(&s.leave);
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&s.exited,
+							  TEST_TIMEOUT), 0);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&flip.done,
 							  TEST_TIMEOUT), 0);
 	revocable_deinit(&shared);
 
@@ -556,54 +564,86 @@ static void revocable_test_bug3_no_dangling_pointer(struct kunit *test)
 
 struct test_racer {
 	struct revocable_provider __rcu **slot;
-	struct completion *go;
-	struct completion done;
-	int ret;
+	atomic_long_t go, done;
+	struct revocable_provider *won;
+	unsigned long rounds;
+	struct completion exited;
 };
+
+/* A short spin that differs per round, so the two racers' timing sweeps. */
+static void test_racer_spin(unsigned long round)
+{
+	ndelay((round * 2654435761UL) % 256);
+}
 
 static int test_racer_fn(void *data)
 {
 	struct test_racer *r = data;
+	unsigned long i;
 
-	wait_for_completion(r->go);
-	r->ret = revocable_revoke(r->slot);
-	complete(&r->done);
+	for (i = 1; i <= r->rounds; i++) {
+		while (atomic_long_read(&r->go) != i) {
+			if (atomic_long_read(&r->go) < 0)
+				goto out;
+			cond_resched();
+		}
+		test_racer_spin(i);
+		r->won = revocable_revoke_begin(r->slot);
+		atomic_long_set(&r->done, i);
+	}
+out:
+	complete(&r->exited);
 	return 0;
 }
 
-/* Bug 4: of concurrent revokers exactly one drops the owner's reference. */
+/*
+ * Bug 4: rcu_replace_pointer() is a load and a store, so two revokers could
+ * both see the provider and both drop the owner's reference.  Race
+ * revocable_revoke_begin() from two threads, round after round: exactly
+ * one may win each round.
+ */
 static void revocable_test_bug4_concurrent_revokers(struct kunit *test)
 {
-	struct test_racer r[3];
-	struct completion go;
-	int round, i, wins;
+	struct revocable_domain *dom = revocable_domain_alloc("kunit-bug4");
+	struct revocable_provider __rcu *slot = NULL;
+	struct test_racer r = { .slot = &slot, .rounds = 2000 };
+	struct revocable_provider *mine;
+	unsigned long i, doubles = 0, spins;
+	struct task_struct *t;
 
-	for (round = 0; round < 20; round++) {
-		struct revocable_provider __rcu *slot =
-			revocable_provider_alloc(TEST_RES);
-
-		init_completion(&go);
-		for (i = 0; i < ARRAY_SIZE(r); i++) {
-			struct task_struct *t;
-
-			r[i].slot = &slot;
-			r[i].go = &go;
-			r[i].ret = -1;
-			init_completion(&r[i].done);
-			t = kthread_run(test_racer_fn, &r[i], "revocable_racer");
-			KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_NOT_NULL(test, dom);
+	revocable_domain_set_slow(dom, 0, NULL, NULL);
+	atomic_long_set(&r.go, 0);
+	atomic_long_set(&r.done, 0);
+	init_completion(&r.exited);
+	t = kthread_run(test_racer_fn, &r, "revocable_racer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 1; i <= r.rounds; i++) {
+		rcu_assign_pointer(slot,
+				   unrcu_pointer(revocable_provider_alloc_in(dom, TEST_RES)));
+		atomic_long_set(&r.go, i);
+		test_racer_spin(i + 7);
+		mine = revocable_revoke_begin(&slot);
+		for (spins = 0; atomic_long_read(&r.done) != i; spins++) {
+			if (spins > 10000000UL)
+				break;
+			cond_resched();
 		}
-		complete_all(&go);
-		wins = 0;
-		for (i = 0; i < ARRAY_SIZE(r); i++) {
-			KUNIT_ASSERT_NE(test,
-					wait_for_completion_timeout(&r[i].done,
-								    TEST_TIMEOUT),
-					0);
-			wins += r[i].ret;
+		if (atomic_long_read(&r.done) != i || !(mine || r.won)) {
+			KUNIT_FAIL(test, "round %lu: racer stuck or nobody revoked", i);
+			atomic_long_set(&r.go, -1);
+			break;
 		}
-		KUNIT_EXPECT_EQ(test, wins, 1);
+		if (mine && r.won)
+			doubles++;
+		/* Finish once, whoever won, so a double win cannot double-put. */
+		KUNIT_EXPECT_EQ(test, revocable_revoke_wait(mine ? mine : r.won), 0);
 	}
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&r.exited,
+							  TEST_TIMEOUT), 0);
+	KUNIT_EXPECT_EQ_MSG(test, doubles, 0UL,
+			    "%lu rounds had two winning revokers", doubles);
+	KUNIT_EXPECT_EQ(test, revocable_domain_free(dom), 0);
 }
 
 /* Hung tasks: two-phase revoke lets a sleeping reader out first. */
