@@ -280,12 +280,18 @@ static bool revocable_inside_access(struct revocable_domain *dom)
 	       srcu_read_lock_held(dom->ssp);
 }
 
-/* Clear the owner's slot; the caller that gets the provider revokes it. */
+/*
+ * Clear the owner's slot; the caller that gets the provider revokes it.
+ * Returns the provider, NULL when the slot was already empty, or
+ * ERR_PTR(-EINVAL) (with a warning) for a NULL slot pointer.
+ */
 static struct revocable_provider *
 revocable_detach(struct revocable_provider __rcu **rpp)
 {
 	struct revocable_provider *rp;
 
+	if (WARN_ON(!rpp))
+		return ERR_PTR(-EINVAL);
 	rp = unrcu_pointer(xchg(rpp, NULL));
 	if (rp)
 		RCU_INIT_POINTER(rp->res, NULL);
@@ -313,13 +319,10 @@ static void revocable_finish_later(struct revocable_provider *rp,
 
 int revocable_revoke(struct revocable_provider __rcu **rpp)
 {
-	struct revocable_provider *rp;
+	struct revocable_provider *rp = revocable_detach(rpp);
 
-	if (WARN_ON(!rpp))
-		return -EINVAL;
-	rp = revocable_detach(rpp);
-	if (!rp)
-		return 0;
+	if (IS_ERR_OR_NULL(rp))
+		return PTR_ERR_OR_ZERO(rp);
 	if (WARN(revocable_inside_access(rp->dom),
 		 "revoke inside an access of domain %s would deadlock\n",
 		 rp->dom->name)) {
@@ -341,13 +344,10 @@ EXPORT_SYMBOL_GPL(revocable_provider_revoke);
 int revocable_revoke_async(struct revocable_provider __rcu **rpp,
 			   void (*done)(void *arg), void *arg)
 {
-	struct revocable_provider *rp;
+	struct revocable_provider *rp = revocable_detach(rpp);
 
-	if (WARN_ON(!rpp))
-		return -EINVAL;
-	rp = revocable_detach(rpp);
-	if (!rp)
-		return 0;
+	if (IS_ERR_OR_NULL(rp))
+		return PTR_ERR_OR_ZERO(rp);
 	revocable_finish_later(rp, done, arg);
 	return 1;
 }
@@ -368,19 +368,15 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 	rps = kmalloc_array(2 * (size_t)n, sizeof(*rps), GFP_KERNEL);
 	if (!rps) {
 		/* Correct, only slower: one wait per provider. */
-		for (i = 0; i < n; i++) {
-			if (!WARN_ON(!rpps[i]) && revocable_revoke(rpps[i]) > 0)
-				cnt++;
-		}
+		for (i = 0; i < n; i++)
+			cnt += revocable_revoke(rpps[i]) > 0;
 		return cnt;
 	}
 	doms = (struct revocable_domain **)(rps + n);
 
 	for (i = 0; i < n; i++) {
-		if (WARN_ON(!rpps[i]))
-			continue;
 		rp = revocable_detach(rpps[i]);
-		if (!rp)
+		if (IS_ERR_OR_NULL(rp))
 			continue;
 		rps[cnt++] = rp;
 		for (j = 0; j < ndoms && doms[j] != rp->dom; j++)
@@ -418,9 +414,9 @@ EXPORT_SYMBOL_GPL(revocable_revoke_batch);
 struct revocable_provider *
 revocable_revoke_begin(struct revocable_provider __rcu **rpp)
 {
-	if (WARN_ON(!rpp))
-		return NULL;
-	return revocable_detach(rpp);
+	struct revocable_provider *rp = revocable_detach(rpp);
+
+	return IS_ERR(rp) ? NULL : rp;
 }
 EXPORT_SYMBOL_GPL(revocable_revoke_begin);
 
