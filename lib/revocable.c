@@ -536,7 +536,6 @@ EXPORT_SYMBOL_GPL(revocable_try_access);
 void revocable_withdraw_access(struct revocable *rev)
 {
 	void *owner;
-	int idx;
 
 	if (WARN_ON_ONCE(!rev))
 		return;
@@ -556,10 +555,12 @@ void revocable_withdraw_access(struct revocable *rev)
 		rev->refused--;
 		return;
 	}
-	idx = rev->idx;
-	/* Read the index before another context may claim the handle. */
-	smp_store_release(&rev->owner, NULL);
-	srcu_read_unlock(rev->ssp, idx);
+	/*
+	 * Unlock before letting the handle go: the unlock orders our read of
+	 * the index before the store that lets another context claim it.
+	 */
+	srcu_read_unlock(rev->ssp, rev->idx);
+	WRITE_ONCE(rev->owner, NULL);
 }
 EXPORT_SYMBOL_GPL(revocable_withdraw_access);
 
