@@ -47,6 +47,11 @@ void test_res_free(struct test_res *r)
 	free(r);
 }
 
+bool test_slow(void)
+{
+	return getenv("REVOCABLE_TEST_SLOW") != NULL;
+}
+
 unsigned long test_now_ms(void)
 {
 	struct timespec ts;

@@ -58,6 +58,11 @@ struct test_res *test_res_new(void);
 void test_res_free(struct test_res *r);
 #define RES_LIVE(r)	((r)->magic == RES_MAGIC)
 
+/*
+ * True under a slow runner (valgrind sets REVOCABLE_TEST_SLOW): stress
+ * loops then run fewer rounds and yield while they spin.
+ */
+bool test_slow(void);
 unsigned long test_now_ms(void);
 void test_sleep_ms(unsigned int ms);
 

@@ -7,7 +7,10 @@
  * "revocable_bench: NAME NS_PER_OP_X1000" lines, then the module fails to
  * load on purpose so that nothing stays behind.
  */
+#include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/kref.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/percpu-refcount.h>
@@ -86,6 +89,70 @@ static u64 run(const char *name, u64 (*fn)(struct bench_ctx *, unsigned long),
 	/* ns per op, times 1000, as an integer: the kernel has no %f. */
 	pr_info("revocable_bench: %s %llu\n", name, div64_u64(best * 1000, iters));
 	return best;
+}
+
+struct par_worker {
+	u64 (*fn)(struct bench_ctx *c, unsigned long n);
+	struct bench_ctx *ctx;
+	struct completion *go;
+	struct completion done;
+	u64 ns;
+};
+
+static int par_fn(void *data)
+{
+	struct par_worker *w = data;
+	u64 t0;
+
+	wait_for_completion(w->go);
+	t0 = ktime_get_ns();
+	w->fn(w->ctx, iters);
+	w->ns = ktime_get_ns() - t0;
+	complete(&w->done);
+	return 0;
+}
+
+/*
+ * The same loop on every online CPU at once, reported as the time per
+ * access of one CPU: what sharing a cache line between CPUs costs.
+ */
+static u64 run_all_cpus(const char *name,
+			u64 (*fn)(struct bench_ctx *, unsigned long),
+			struct bench_ctx *ctx)
+{
+	struct par_worker *w;
+	struct completion go;
+	u64 worst = 0;
+	int cpu, n = 0;
+
+	w = kcalloc(nr_cpu_ids, sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return 0;
+	init_completion(&go);
+	for_each_online_cpu(cpu) {
+		struct task_struct *t;
+
+		w[cpu].fn = fn;
+		w[cpu].ctx = ctx;
+		w[cpu].go = &go;
+		init_completion(&w[cpu].done);
+		t = kthread_create_on_cpu(par_fn, &w[cpu], cpu, "revocable_bench/%u");
+		if (IS_ERR(t))
+			continue;
+		wake_up_process(t);
+		n++;
+	}
+	complete_all(&go);
+	for_each_online_cpu(cpu) {
+		if (!w[cpu].fn)
+			continue;
+		wait_for_completion(&w[cpu].done);
+		worst = max(worst, w[cpu].ns);
+	}
+	kfree(w);
+	pr_info("revocable_bench: %s@%dcpu %llu\n", name, n,
+		div64_u64(worst * 1000, iters));
+	return worst;
 }
 
 static u64 loop_srcu(struct bench_ctx *c, unsigned long n)
@@ -187,6 +254,19 @@ static int __init revocable_bench_init(void)
 	acc = run("revocable_access", loop_access, c);
 	with = run("REVOCABLE_TRY_ACCESS_WITH", loop_with, c);
 	up = run("upstream_WITH", loop_upstream, c);
+	{
+		u64 psrcu = run_all_cpus("srcu_read_lock", loop_srcu, c);
+		u64 pacc = run_all_cpus("revocable_access", loop_access, c);
+		u64 pup = run_all_cpus("upstream_WITH", loop_upstream, c);
+		u64 ppref = run_all_cpus("percpu_ref_tryget_live", loop_percpu_ref, c);
+
+		pr_info("revocable_bench: ratio allcpu_access/srcu_x1000 %llu\n",
+			div64_u64(pacc * 1000, psrcu));
+		pr_info("revocable_bench: ratio allcpu_upstream/access_x1000 %llu\n",
+			div64_u64(pup * 1000, pacc));
+		pr_info("revocable_bench: ratio allcpu_access/percpu_ref_x1000 %llu\n",
+			div64_u64(pacc * 1000, ppref));
+	}
 	pr_info("revocable_bench: ratio access/srcu_x1000 %llu\n",
 		div64_u64(acc * 1000, srcu));
 	pr_info("revocable_bench: ratio upstream/access_x1000 %llu\n",
