@@ -52,6 +52,11 @@ bool test_slow(void)
 	return getenv("REVOCABLE_TEST_SLOW") != NULL;
 }
 
+unsigned long test_bound_ms(unsigned long ms)
+{
+	return test_slow() ? 10 * ms : ms;
+}
+
 unsigned long test_now_ms(void)
 {
 	struct timespec ts;

@@ -63,6 +63,8 @@ void test_res_free(struct test_res *r);
  * loops then run fewer rounds and yield while they spin.
  */
 bool test_slow(void);
+/* A time bound for "promptly": @ms, or ten times that under a slow runner. */
+unsigned long test_bound_ms(unsigned long ms);
 unsigned long test_now_ms(void);
 void test_sleep_ms(unsigned int ms);
 
