@@ -63,7 +63,9 @@ EOF
 kconfig_add() {
 	python3 - "$1" "$2" <<'EOF'
 import sys
-path, frag = sys.argv[1], open(sys.argv[2]).read()
+path = sys.argv[1]
+# The fragment's own SPDX line stays behind: the file it joins has one.
+frag = "".join(l for l in open(sys.argv[2]) if not l.startswith("# SPDX"))
 text = open(path).read()
 i = text.rstrip().rfind("endmenu")
 open(path, "w").write(text[:i].rstrip("\n") + "\n" + frag + "\n" + text[i:])
