@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -83,6 +84,11 @@ static void compat_thread_exit(void *arg)
 				READ_ONCE(t->srcu[i].unlock[idx]);
 		}
 	}
+	/*
+	 * Counted now: should a later destructor of this thread use the
+	 * library again, the block is registered afresh from zero.
+	 */
+	memset(t->srcu, 0, sizeof(t->srcu));
 	if (t->prev)
 		t->prev->next = t->next;
 	else

@@ -276,8 +276,8 @@ static void *bug4_fn(void *arg)
 	struct bug4_racer *r = arg;
 
 	for (unsigned long i = 1; i <= r->rounds; i++) {
-		while (atomic_load(r->go) != i)
-			if (test_slow())
+		for (unsigned int n = 0; atomic_load(r->go) != i; n++)
+			if (n > 1000 || test_slow())
 				sched_yield();
 		bug4_spin(i);
 		r->won = revocable_revoke_begin(r->slot);
@@ -305,8 +305,8 @@ START_TEST(bug4_concurrent_revokers_single_winner)
 		atomic_store(&go, i);
 		bug4_spin(i + 7);
 		mine = revocable_revoke_begin(&slot);
-		while (atomic_load(&done) != i)
-			if (test_slow())
+		for (unsigned int n = 0; atomic_load(&done) != i; n++)
+			if (n > 1000 || test_slow())
 				sched_yield();
 		if (mine && r.won)
 			doubles++;
@@ -408,7 +408,7 @@ Suite *test_suite(void)
 	TCase *tc = tcase_create("regressions");
 
 	tcase_add_checked_fixture(tc, NULL, test_quiesce);
-	tcase_set_timeout(tc, 30);
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, bug1_shared_index_hangs_raw_srcu);
 	tcase_add_test(tc, bug1_shared_handle_cannot_hang_revoke);
 	tcase_add_test(tc, bug2_consumer_creation_races_release);
