@@ -478,12 +478,12 @@ int revocable_init(struct revocable_provider __rcu *rp_in,
 
 	if (WARN_ON(!rev))
 		return -EINVAL;
-	revocable_handle_reset(rev, NULL);
-	if (!rp || !kref_get_unless_zero(&rp->kref))
-		return -ENODEV;
+	if (rp && !kref_get_unless_zero(&rp->kref))
+		rp = NULL;
+	/* On failure the handle is inert: it refers to no provider. */
 	revocable_handle_reset(rev, rp);
-	rev->counted = true;
-	return 0;
+	rev->counted = !!rp;
+	return rp ? 0 : -ENODEV;
 }
 EXPORT_SYMBOL_GPL(revocable_init);
 
