@@ -18,6 +18,7 @@
 #include <revocable.h>
 
 #include "bench.h"
+#include "upstream.h"
 
 #define MAX_THREADS	64
 #define REPEATS		5

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The reverted upstream design, rebuilt over our compat layer for
- * comparison: a whole SRCU domain per provider, and REVOCABLE_TRY_ACCESS_WITH
+ * The reverted upstream design, rebuilt for comparison: a whole SRCU domain per provider, and REVOCABLE_TRY_ACCESS_WITH
  * taking and dropping a provider reference around every access.  The
  * functions are out of line, as they were exported from the kernel.
  */
@@ -11,7 +10,7 @@
 #include <linux/slab.h>
 #include <linux/srcu.h>
 
-#include "bench.h"
+#include "upstream.h"
 
 struct up_provider {
 	struct srcu_struct srcu;
@@ -89,15 +88,15 @@ static noinline void up_withdraw(struct up_rev *rev)
 	srcu_read_unlock(&rev->rp->srcu, rev->idx);
 }
 
-uint64_t up_with_macro_loop(struct up_provider *rp, uint64_t iters)
+u64 up_with_macro_loop(struct up_provider *rp, unsigned long n)
 {
-	uint64_t sum = 0;
+	u64 sum = 0;
 
-	while (iters--) {
+	while (n--) {
 		struct up_rev rev = { .rp = NULL, .idx = -1 };
 		int *res = up_init(rp, &rev) ? NULL : up_try_access(&rev);
 
-		sum += res ? (uint64_t)*res : 0;
+		sum += res ? *res : 0;
 		if (rev.idx != -1)
 			up_withdraw(&rev);
 		if (rev.rp)

@@ -28,9 +28,12 @@ cross=aarch64-linux-gnu-
 command -v ccache >/dev/null && cross="ccache $cross"
 out=$kdir/out			# the test kernel; the benchmark one is out-bench
 config=$repo/kernel/revocable.config
-kmake=(make -s ARCH=arm64 "CROSS_COMPILE=$cross" O="$out" -j"$jobs")
 stamps=$kdir/stamps
 sel=tools/testing/selftests/drivers/base/revocable
+
+kmake() {
+	make -s ARCH=arm64 "CROSS_COMPILE=$cross" O="$out" -j"$jobs" "$@"
+}
 
 stage() {
 	printf '[%5ds] %s\n' $(($(date +%s) - t0)) "$*"
@@ -112,26 +115,30 @@ configure() {
 	# identical to the last one triggers no rebuild.
 	stage "configuring: tinyconfig + kernel/$(basename "$config")"
 	mkdir -p "$out"
-	(cd "$kdir/src" && "${kmake[@]}" tinyconfig >/dev/null &&
+	(cd "$kdir/src" && kmake tinyconfig >/dev/null &&
 	 scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "$config" >/dev/null &&
-	 "${kmake[@]}" olddefconfig >/dev/null) || die "configuration failed"
+	 kmake olddefconfig >/dev/null) || die "configuration failed"
 	for opt in $(grep -E '^CONFIG_[A-Z0-9_]+=y' "$config" | cut -d= -f1); do
 		grep -q "^$opt=y" "$out/.config" || die "$opt did not stick in .config"
 	done
 	! grep -q '^CONFIG_SLUB_TINY=y' "$out/.config" || die "SLUB_TINY is set"
 }
 
-# build_module NAME SRCDIR: build an out-of-tree module against $out.
+# build_module NAME SRCDIR [FILE...]: build an out-of-tree module from
+# SRCDIR plus FILE... against $out.
 build_module() {
 	stage "building the $1 module"
 	rm -rf "$kdir/mod-$1"
 	cp -r "$2" "$kdir/mod-$1"
-	(cd "$kdir/src" && "${kmake[@]}" M="$kdir/mod-$1" modules) || die "$1 module build failed"
+	if [ $# -gt 2 ]; then
+		cp "${@:3}" "$kdir/mod-$1/"
+	fi
+	(cd "$kdir/src" && kmake M="$kdir/mod-$1" modules) || die "$1 module build failed"
 }
 
 build() {
 	stage "building Image and modules (arm64, $jobs jobs, ${cross% *})"
-	(cd "$kdir/src" && "${kmake[@]}" Image modules) || die "kernel build failed"
+	(cd "$kdir/src" && kmake Image modules) || die "kernel build failed"
 }
 
 # initramfs FILE...: a static init plus FILE... (paths) at the root.
@@ -153,7 +160,7 @@ initramfs() {
 	for f in "$@"; do
 		echo "file /${f##*/} $f 0755 0 0" >> "$ir/list"
 	done
-	[ -x "$out/usr/gen_init_cpio" ] || (cd "$kdir/src" && "${kmake[@]}" usr/gen_init_cpio >/dev/null)
+	[ -x "$out/usr/gen_init_cpio" ] || (cd "$kdir/src" && kmake usr/gen_init_cpio >/dev/null)
 	"$out/usr/gen_init_cpio" "$ir/list" | gzip -9 > "$kdir/initramfs.cpio.gz"
 }
 
@@ -210,12 +217,11 @@ qemu)
 bench)
 	out=$kdir/out-bench
 	config=$repo/kernel/revocable-bench.config
-	kmake=(make -s ARCH=arm64 "CROSS_COMPILE=$cross" O="$out" -j"$jobs")
 	patches
 	apply
 	configure
 	build
-	build_module bench "$repo/kernel/bench"
+	build_module bench "$repo/kernel/bench" "$repo/bench/upstream.c" "$repo/bench/upstream.h"
 	initramfs "$kdir/mod-bench/revocable_bench.ko"
 	boot
 	judge_bench

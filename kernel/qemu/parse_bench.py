@@ -8,38 +8,44 @@ import json
 import re
 import sys
 
-RX = re.compile(r"revocable_bench: (ratio )?(\S+) (\d+)$")
+RX = re.compile(r"revocable_bench: (\S+) (\d+)$")
+
+# (label, numerator, denominator, target): ratios of the ns/op figures.
+RATIOS = [
+    ("P6 revocable_access / raw SRCU", "revocable_access", "srcu_read_lock", "<= 1.2x"),
+    ("P6 upstream WITH / revocable_access", "upstream_WITH", "revocable_access", ">= 3x"),
+    ("   upstream WITH / our WITH macro", "upstream_WITH", "REVOCABLE_TRY_ACCESS_WITH", ""),
+    ("   revocable_access / rcu_read_lock", "revocable_access", "rcu_read_lock", ""),
+    ("   revocable_access / percpu_ref", "revocable_access", "percpu_ref_tryget_live", ""),
+]
 
 
 def main():
-    res, ratios, done = {}, {}, False
+    res, done = {}, False
     for line in open(sys.argv[1], errors="replace"):
         line = re.sub(r"^\[\s*\d+\.\d+\]\s?", "", line.rstrip())
         if line == "revocable_bench: done":
             done = True
         m = RX.match(line)
-        if not m:
-            continue
-        (ratios if m.group(1) else res)[m.group(2)] = int(m.group(3)) / 1000
-    if not done or not res:
+        if m:
+            res[m.group(1)] = int(m.group(2)) / 1000
+    allcpu = next((k.split("@")[1] for k in res if "@" in k), None)
+    if not done or not allcpu:
         print("kernel benchmark did not complete")
         print("0 passed, 1 failed")
         sys.exit(1)
-    print("In-kernel access round trip (QEMU arm64; one CPU: best of 5 runs)")
+    print("In-kernel access round trip (QEMU arm64; best of 5 runs on one CPU)")
     for name, ns in res.items():
-        print(f"  {name:28s} {ns:8.2f} ns/op")
-    print("Ratios")
-    print(f"  P6 revocable_access / raw SRCU:       {ratios['access/srcu_x1000']:.2f}x (target <= 1.2x)")
-    print(f"  P6 upstream WITH / revocable_access:  {ratios['upstream/access_x1000']:.2f}x faster (target >= 3x)")
-    print(f"     upstream WITH / our WITH macro:    {ratios['upstream/with_x1000']:.2f}x faster")
-    print(f"     revocable_access / rcu_read_lock:  {ratios['access/rcu_x1000']:.2f}x")
-    print(f"     revocable_access / percpu_ref:     {ratios['access/percpu_ref_x1000']:.2f}x")
-    print("On every CPU at once (ns per access of one CPU):")
-    print(f"  P6 revocable_access / raw SRCU:       {ratios['allcpu_access/srcu_x1000']:.2f}x")
-    print(f"  P6 upstream WITH / revocable_access:  {ratios['allcpu_upstream/access_x1000']:.2f}x faster")
-    print(f"     revocable_access / percpu_ref:     {ratios['allcpu_access/percpu_ref_x1000']:.2f}x")
-    json.dump({"ns_per_op": res, "ratios": {k.replace("_x1000", ""): v for k, v in ratios.items()}},
-              open(sys.argv[2], "w"), indent=2)
+        print(f"  {name:32s} {ns:8.2f} ns/op")
+    ratios = {}
+    for mode, suffix in (("one CPU", ""), (f"all CPUs at once ({allcpu})", "@" + allcpu)):
+        print(f"Ratios, {mode}")
+        for label, num, den, target in RATIOS:
+            if num + suffix in res and den + suffix in res:
+                r = res[num + suffix] / res[den + suffix]
+                ratios[f"{num}{suffix}/{den}{suffix}"] = r
+                print(f"  {label:38s} {r:6.2f}x" + (f" (target {target})" if target else ""))
+    json.dump({"ns_per_op": res, "ratios": ratios}, open(sys.argv[2], "w"), indent=2)
     print(f"JSON: {sys.argv[2]}")
 
 
