@@ -243,6 +243,17 @@ static void json_num(const char *key, double v)
 	json_first = false;
 }
 
+/* Print one ratio against its target (if any) and record it in the JSON. */
+static void report(const char *key, const char *label, double v,
+		   const char *goal)
+{
+	printf("  %-46s %7.2fx", label, v);
+	if (goal)
+		printf(" (target %s)", goal);
+	printf("\n");
+	json_num(key, v);
+}
+
 static void json_close(void)
 {
 	if (!json)
@@ -291,24 +302,19 @@ static void bench_access(bool quick)
 
 	/* The design's targets, as ratios measured above. */
 	printf("Ratios\n");
-	printf("  P1 access / liburcu read side, 1 thread:     %.2fx (target <= 1.5x)\n",
-	       res[2][0].ns_op / res[1][0].ns_op);
-	printf("  P2 access, 2 threads / 1 thread aggregate:  %.2fx (target >= 1.8x)\n",
-	       res[2][1].mops / res[2][0].mops);
-	printf("  P2 access / rwlock, 2 threads aggregate:     %.1fx (target >= 10x)\n",
-	       res[2][1].mops / res[5][1].mops);
-	printf("  P2 access / refcount, 2 threads aggregate:   %.1fx (target >= 5x)\n",
-	       res[2][1].mops / res[6][1].mops);
-	printf("  P3 upstream WITH / our WITH, 1 thread:       %.1fx faster (target >= 3x)\n",
-	       res[7][0].ns_op / res[3][0].ns_op);
-	printf("  P3 upstream WITH / our access, 1 thread:     %.1fx faster\n\n",
-	       res[7][0].ns_op / res[2][0].ns_op);
-	json_num("p1_access_vs_urcu", res[2][0].ns_op / res[1][0].ns_op);
-	json_num("p2_scaling_2t", res[2][1].mops / res[2][0].mops);
-	json_num("p2_vs_rwlock_2t", res[2][1].mops / res[5][1].mops);
-	json_num("p2_vs_refcount_2t", res[2][1].mops / res[6][1].mops);
-	json_num("p3_upstream_with_vs_ours_with", res[7][0].ns_op / res[3][0].ns_op);
-	json_num("p3_upstream_with_vs_ours_access", res[7][0].ns_op / res[2][0].ns_op);
+	report("p1_access_vs_urcu", "P1 access / liburcu read side, 1 thread",
+	       res[2][0].ns_op / res[1][0].ns_op, "<= 1.5x");
+	report("p2_scaling_2t", "P2 access, 2 threads / 1 thread aggregate",
+	       res[2][1].mops / res[2][0].mops, ">= 1.8x");
+	report("p2_vs_rwlock_2t", "P2 access / rwlock, 2 threads aggregate",
+	       res[2][1].mops / res[5][1].mops, ">= 10x");
+	report("p2_vs_refcount_2t", "P2 access / refcount, 2 threads aggregate",
+	       res[2][1].mops / res[6][1].mops, ">= 5x");
+	report("p3_upstream_with_vs_ours_with", "P3 upstream WITH / our WITH, 1 thread",
+	       res[7][0].ns_op / res[3][0].ns_op, ">= 3x");
+	report("p3_upstream_with_vs_ours_access", "P3 upstream WITH / our access, 1 thread",
+	       res[7][0].ns_op / res[2][0].ns_op, NULL);
+	printf("\n");
 }
 
 static double time_revoke(void)
@@ -402,10 +408,10 @@ static void bench_revoke(bool quick)
 	printf("  %d single revokes                     %9.1f us  (%.1fx the batch)\n",
 	       nb, singles / 1e3, singles / batch);
 	printf("  revoke while a reader holds 5 ms         %9.1f us\n\n", hold / 1e3);
-	printf("  P4 revoke / synchronize_rcu:        %.2fx (target <= 2x)\n",
-	       rev_off / sync);
-	printf("  P4 batch of %d / one revoke:     %.2fx (target <= 3x)\n\n",
-	       nb, batch / one);
+	report("p4_revoke_vs_synchronize_rcu", "P4 revoke / synchronize_rcu",
+	       rev_off / sync, "<= 2x");
+	report("p4_batch_vs_one", "P4 batch / one revoke", batch / one, "<= 3x");
+	printf("\n");
 	json_num("revoke_synchronize_rcu_us", sync / 1e3);
 	json_num("revoke_no_readers_us", rev_off / 1e3);
 	json_num("revoke_no_readers_slowreport_us", rev_on / 1e3);
@@ -413,8 +419,6 @@ static void bench_revoke(bool quick)
 	json_num("revoke_batch_n", nb);
 	json_num("revoke_singles_us", singles / 1e3);
 	json_num("revoke_hold5ms_us", hold / 1e3);
-	json_num("p4_revoke_vs_synchronize_rcu", rev_off / sync);
-	json_num("p4_batch_vs_one", batch / one);
 	free(rps);
 	free(slots);
 	free(v);
