@@ -83,23 +83,9 @@ static void *bug1_second(void *arg)
 	return NULL;
 }
 
-struct flipper {
-	struct revocable_provider __rcu **slot;
-	volatile int ret;
-	struct test_thread thread;
-};
-
-static void *flip_fn(void *arg)
-{
-	struct flipper *f = arg;
-
-	f->ret = revocable_revoke(f->slot);
-	return NULL;
-}
-
 START_TEST(bug1_shared_handle_cannot_hang_revoke)
 {
-	struct flipper flip = { .ret = -1 };
+	struct test_revoker flip = { .slot = NULL };
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct revocable_provider __rcu *other;
 	struct bug1_ctx c;
@@ -120,7 +106,7 @@ START_TEST(bug1_shared_handle_cannot_hang_revoke)
 	 */
 	other = revocable_provider_alloc((void *)2);
 	flip.slot = &other;
-	test_thread_start(&flip.thread, flip_fn, &flip);
+	test_revoker_start(&flip);
 	test_sleep_ms(50);
 	ck_assert_int_eq(flip.ret, -1);
 	/* ...then the second context takes the same handle. */

@@ -11,62 +11,6 @@
 
 #include "testutil.h"
 
-struct blocker {
-	struct revocable_provider *ref;
-	struct completion inside, leave;
-	const char *name;
-	struct test_thread thread;
-};
-
-static void *blocker_fn(void *arg)
-{
-	struct blocker *b = arg;
-	struct revocable acc;
-
-	if (b->name)
-		pthread_setname_np(pthread_self(), b->name);
-	revocable_access(b->ref, &acc);
-	complete(&b->inside);
-	wait_for_completion(&b->leave);
-	revocable_withdraw_access(&acc);
-	return NULL;
-}
-
-static void blocker_start(struct blocker *b, struct revocable_provider *ref,
-			  const char *name)
-{
-	memset(b, 0, sizeof(*b));
-	b->ref = ref;
-	b->name = name;
-	init_completion(&b->inside);
-	init_completion(&b->leave);
-	test_thread_start(&b->thread, blocker_fn, b);
-	WAIT_OR_FAIL(&b->inside, 5000);
-}
-
-static void blocker_stop(struct blocker *b)
-{
-	complete(&b->leave);
-	JOIN_OR_FAIL(&b->thread, 5000);
-}
-
-struct revoker {
-	struct revocable_provider __rcu **slot;
-	struct revocable_provider __rcu **const *slots;
-	unsigned int n;
-	int ret;
-	struct test_thread thread;
-};
-
-static void *revoker_fn(void *arg)
-{
-	struct revoker *r = arg;
-
-	r->ret = r->slots ? revocable_revoke_batch(r->slots, r->n) :
-			    revocable_revoke(r->slot);
-	return NULL;
-}
-
 START_TEST(domain_alloc_access_revoke_free)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("d");
@@ -89,14 +33,14 @@ START_TEST(domain_revoke_ignores_other_domains_readers)
 	struct revocable_domain *a = revocable_domain_alloc("a");
 	struct revocable_provider __rcu *ra = revocable_provider_alloc_in(a, (void *)1);
 	struct revocable_provider __rcu *rb = revocable_provider_alloc((void *)2);
-	struct blocker b;
+	struct test_reader b;
 	unsigned long t0;
 
-	blocker_start(&b, revocable_provider_get_rcu(&ra), NULL);
+	test_reader_start(&b, revocable_provider_get_rcu(&ra), 0, NULL);
 	t0 = test_now_ms();
 	ck_assert_int_eq(revocable_revoke(&rb), 1);
 	ck_assert_uint_lt(test_now_ms() - t0, test_bound_ms(1000));
-	blocker_stop(&b);
+	test_reader_stop(&b);
 	revocable_provider_put(b.ref);
 	revocable_provider_revoke(&ra);
 	ck_assert_int_eq(revocable_domain_free(a), 0);
@@ -198,17 +142,17 @@ START_TEST(async_revoke_calls_back_after_readers)
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct async_done d = { .calls = 0 };
 	struct revocable acc;
-	struct blocker b;
+	struct test_reader b;
 
 	init_completion(&d.done);
-	blocker_start(&b, revocable_provider_get_rcu(&rp), NULL);
+	test_reader_start(&b, revocable_provider_get_rcu(&rp), 0, NULL);
 	ck_assert_int_eq(revocable_revoke_async(&rp, async_cb, &d), 1);
 	ck_assert_ptr_null(rp);
 	ck_assert_ptr_null(revocable_access(b.ref, &acc));
 	revocable_withdraw_access(&acc);
 	/* Not while the reader is inside. */
 	ck_assert(!wait_for_completion_timeout(&d.done, 100));
-	blocker_stop(&b);
+	test_reader_stop(&b);
 	WAIT_OR_FAIL(&d.done, 5000);
 	ck_assert_int_eq(d.calls, 1);
 	revocable_provider_put(b.ref);
@@ -282,13 +226,13 @@ START_TEST(batch_revoke_waits_for_readers)
 		revocable_provider_alloc((void *)2),
 	};
 	struct revocable_provider __rcu **slots[2] = { &rp[0], &rp[1] };
-	struct revoker r = { .slots = slots, .n = 2, .ret = -1 };
-	struct blocker b;
+	struct test_revoker r = { .slots = slots, .n = 2, .ret = -1 };
+	struct test_reader b;
 
-	blocker_start(&b, revocable_provider_get_rcu(&rp[1]), NULL);
-	test_thread_start(&r.thread, revoker_fn, &r);
+	test_reader_start(&b, revocable_provider_get_rcu(&rp[1]), 0, NULL);
+	test_revoker_start(&r);
 	ck_assert(!test_thread_join(&r.thread, 100));
-	blocker_stop(&b);
+	test_reader_stop(&b);
 	JOIN_OR_FAIL(&r.thread, 5000);
 	ck_assert_int_eq(r.ret, 2);
 	revocable_provider_put(b.ref);
@@ -348,17 +292,17 @@ START_TEST(slow_revoke_hook_reports_while_waiting)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("slow");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
-	struct revoker r = { .slot = &rp, .ret = -1 };
+	struct test_revoker r = { .slot = &rp, .ret = -1 };
 	struct slow_log log = { 0 };
-	struct blocker b;
+	struct test_reader b;
 
 	ck_assert_int_eq(revocable_domain_set_slow(dom, 30, slow_hook, &log), 0);
-	blocker_start(&b, revocable_provider_get_rcu(&rp), NULL);
-	test_thread_start(&r.thread, revoker_fn, &r);
+	test_reader_start(&b, revocable_provider_get_rcu(&rp), 0, NULL);
+	test_revoker_start(&r);
 	/* Hold the reader until the hook has fired twice (or 5 s pass). */
 	for (int i = 0; i < 500 && READ_ONCE(log.calls) < 2; i++)
 		test_sleep_ms(10);
-	blocker_stop(&b);
+	test_reader_stop(&b);
 	JOIN_OR_FAIL(&r.thread, 5000);
 	ck_assert_int_eq(r.ret, 1);
 	ck_assert_uint_ge(log.calls, 2);
@@ -376,15 +320,15 @@ START_TEST(slow_revoke_default_report_names_reader_thread)
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
 	FILE *log = tmpfile();
 	char buf[4096];
-	struct revoker r = { .slot = &rp, .ret = -1 };
-	struct blocker b;
+	struct test_revoker r = { .slot = &rp, .ret = -1 };
+	struct test_reader b;
 	ssize_t n;
 
 	ck_assert_ptr_nonnull(log);
 	revocable_domain_set_slow(dom, 30, NULL, NULL);
-	blocker_start(&b, revocable_provider_get_rcu(&rp), "stuckreader");
+	test_reader_start(&b, revocable_provider_get_rcu(&rp), 0, "stuckreader");
 	compat_log = log;
-	test_thread_start(&r.thread, revoker_fn, &r);
+	test_revoker_start(&r);
 	/* Hold the reader until the report is out (or 5 s pass). */
 	for (int i = 0; i < 500; i++) {
 		fflush(log);
@@ -395,7 +339,7 @@ START_TEST(slow_revoke_default_report_names_reader_thread)
 		test_sleep_ms(10);
 	}
 	ck_assert_msg(READ_ONCE(r.ret) == -1, "revoke returned with a reader inside");
-	blocker_stop(&b);
+	test_reader_stop(&b);
 	JOIN_OR_FAIL(&r.thread, 5000);
 	compat_log = NULL;
 	ck_assert_int_eq(r.ret, 1);

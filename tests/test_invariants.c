@@ -4,64 +4,15 @@
 
 #include "testutil.h"
 
-struct holder {
-	struct revocable_provider *ref;	/* consumer reference */
-	struct completion inside, leave;
-	unsigned int hold_ms;
-	volatile bool withdrawn;
-	volatile bool saw_live;
-	struct test_res *res;
-	struct test_thread thread;
-};
-
-/* Enter an access, report, stay until told (or hold_ms), then withdraw. */
-static void *holder_fn(void *arg)
-{
-	struct holder *h = arg;
-	struct revocable acc;
-	struct test_res *r = revocable_access(h->ref, &acc);
-
-	h->res = r;
-	complete(&h->inside);
-	if (h->hold_ms) {
-		unsigned long end = test_now_ms() + h->hold_ms;
-
-		h->saw_live = true;
-		while (test_now_ms() < end) {
-			/* I2: the resource stays valid while revoke waits. */
-			if (!r || !RES_LIVE(r))
-				h->saw_live = false;
-			test_sleep_ms(1);
-		}
-	} else {
-		wait_for_completion(&h->leave);
-	}
-	h->withdrawn = true;
-	revocable_withdraw_access(&acc);
-	return NULL;
-}
-
-static void holder_start(struct holder *h, struct revocable_provider *ref,
-			 unsigned int hold_ms)
-{
-	memset(h, 0, sizeof(*h));
-	h->ref = ref;
-	h->hold_ms = hold_ms;
-	init_completion(&h->inside);
-	init_completion(&h->leave);
-	test_thread_start(&h->thread, holder_fn, h);
-	WAIT_OR_FAIL(&h->inside, 5000);
-}
-
 START_TEST(i1_revoke_returns_only_after_readers_withdrew)
 {
 	struct test_res *r = test_res_new();
 	struct revocable_provider __rcu *rp = revocable_provider_alloc(r);
 	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
-	struct holder h;
+	struct test_reader h;
 	struct revocable acc;
 
-	holder_start(&h, ref, 200);
+	test_reader_start(&h, ref, 200, NULL);
 	ck_assert_ptr_eq(h.res, r);
 	ck_assert_int_eq(revocable_revoke(&rp), 1);
 	ck_assert_msg(h.withdrawn, "revoke returned while a reader was inside");
@@ -80,9 +31,9 @@ START_TEST(i2_access_stays_valid_while_revoke_waits)
 	struct test_res *r = test_res_new();
 	struct revocable_provider __rcu *rp = revocable_provider_alloc(r);
 	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
-	struct holder h;
+	struct test_reader h;
 
-	holder_start(&h, ref, 150);
+	test_reader_start(&h, ref, 150, NULL);
 	revocable_provider_revoke(&rp);
 	/* Poison: had the reader still been inside, it would have noticed. */
 	memset(r, 0x6b, sizeof(*r));

@@ -31,6 +31,66 @@ int test_thread_join(struct test_thread *t, unsigned int ms)
 	return 1;
 }
 
+static void *test_reader_fn(void *arg)
+{
+	struct test_reader *r = arg;
+	struct revocable acc;
+	unsigned long end;
+
+	if (r->name)
+		pthread_setname_np(pthread_self(), r->name);
+	r->res = revocable_access(r->ref, &acc);
+	complete(&r->inside);
+	if (r->hold_ms) {
+		end = test_now_ms() + r->hold_ms;
+		r->saw_live = true;
+		while (test_now_ms() < end) {
+			if (!r->res || !RES_LIVE(r->res))
+				r->saw_live = false;
+			test_sleep_ms(1);
+		}
+	} else {
+		wait_for_completion(&r->leave);
+	}
+	r->withdrawn = true;
+	revocable_withdraw_access(&acc);
+	return NULL;
+}
+
+void test_reader_start(struct test_reader *r, struct revocable_provider *ref,
+		       unsigned int hold_ms, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->ref = ref;
+	r->hold_ms = hold_ms;
+	r->name = name;
+	init_completion(&r->inside);
+	init_completion(&r->leave);
+	test_thread_start(&r->thread, test_reader_fn, r);
+	WAIT_OR_FAIL(&r->inside, 5000);
+}
+
+void test_reader_stop(struct test_reader *r)
+{
+	complete(&r->leave);
+	JOIN_OR_FAIL(&r->thread, 5000);
+}
+
+static void *test_revoker_fn(void *arg)
+{
+	struct test_revoker *r = arg;
+
+	r->ret = r->slots ? revocable_revoke_batch(r->slots, r->n) :
+			    revocable_revoke(r->slot);
+	return NULL;
+}
+
+void test_revoker_start(struct test_revoker *r)
+{
+	r->ret = -1;
+	test_thread_start(&r->thread, test_revoker_fn, r);
+}
+
 struct test_res *test_res_new(void)
 {
 	struct test_res *r = malloc(sizeof(*r));

@@ -74,6 +74,37 @@ void test_sleep_ms(unsigned int ms);
  */
 void test_quiesce(void);
 
+/*
+ * A reader thread: enters an access through @ref, signals, and stays inside
+ * for hold_ms (checking that its test_res stays live) or, with hold_ms 0,
+ * until test_reader_stop().
+ */
+struct test_reader {
+	struct revocable_provider *ref;
+	unsigned int hold_ms;
+	const char *name;
+	struct completion inside, leave;
+	struct test_res *res;		/* what the access returned */
+	volatile bool withdrawn;
+	volatile bool saw_live;		/* hold_ms mode: live all along */
+	struct test_thread thread;
+};
+
+void test_reader_start(struct test_reader *r, struct revocable_provider *ref,
+		       unsigned int hold_ms, const char *name);
+void test_reader_stop(struct test_reader *r);
+
+/* A thread that revokes a slot, or a batch of slots when @slots is set. */
+struct test_revoker {
+	struct revocable_provider __rcu **slot;
+	struct revocable_provider __rcu **const *slots;
+	unsigned int n;
+	volatile int ret;		/* -1 until the revoke returned */
+	struct test_thread thread;
+};
+
+void test_revoker_start(struct test_revoker *r);
+
 /* Each suite file defines this; testutil.c has main(). */
 Suite *test_suite(void);
 
