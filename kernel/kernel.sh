@@ -4,7 +4,7 @@
 # The kernel flow behind "ninja -C build kernel-patches" and
 # "ninja -C build kernel-qemu".
 #
-# usage: kernel.sh patches|qemu|bench REPO KDIR
+# usage: kernel.sh patches|qemu|qemu-kcsan|bench REPO KDIR
 #   REPO  this project's checkout
 #   KDIR  working directory in the build dir (never in the repo):
 #         src/      Debian's linux-source-6.12, extracted once, a git tree
@@ -12,7 +12,8 @@
 #                   series is applied to it with git am
 #         gen/      a second work tree where the series is generated
 #         patches/  the series
-#         out/      the arm64 test build (O=); out-bench/ the benchmark one
+#         out/      the arm64 test build (O=); out-kcsan/ the KCSAN one,
+#                   out-bench/ the benchmark one
 #         console.log, initramfs/ ...
 #
 # Environment: QEMU_TIMEOUT (seconds, default 900), JOBS (default nproc),
@@ -28,6 +29,7 @@ cross=aarch64-linux-gnu-
 command -v ccache >/dev/null && cross="ccache $cross"
 out=$kdir/out			# the test kernel; the benchmark one is out-bench
 config=$repo/kernel/revocable.config
+log=$kdir/console.log
 stamps=$kdir/stamps
 sel=tools/testing/selftests/drivers/base/revocable
 
@@ -180,14 +182,14 @@ boot() {
 		-kernel "$out/arch/arm64/boot/Image" \
 		-initrd "$kdir/initramfs.cpio.gz" \
 		-append "console=ttyAMA0 panic=-1 rdinit=/init" \
-		< /dev/null > "$kdir/console.log" 2>&1 || rc=$?
+		< /dev/null > "$log" 2>&1 || rc=$?
 	[ $rc = 124 ] && stage "QEMU timed out after ${timeout}s"
-	stage "QEMU exited ($rc); console log: $kdir/console.log"
+	stage "QEMU exited ($rc); console log: $log"
 }
 
 judge_bench() {
 	stage "parsing the benchmark results"
-	python3 "$repo/kernel/qemu/parse_bench.py" "$kdir/console.log" "$kdir/bench.json"
+	python3 "$repo/kernel/qemu/parse_bench.py" "$log" "$kdir/bench.json"
 }
 
 judge() {
@@ -196,14 +198,10 @@ judge() {
 	kunit=$(grep -c 'KUNIT_CASE(' "$repo/kernel/revocable_kunit.c")
 	selftest=$(grep -cE '^TEST_F(_TIMEOUT)?\(' "$repo/kernel/selftest/revocable_test.c")
 	stage "parsing the console (expecting $kunit KUnit and $selftest kselftest results)"
-	python3 "$repo/kernel/qemu/parse_console.py" "$kdir/console.log" "$kunit" "$selftest"
+	python3 "$repo/kernel/qemu/parse_console.py" "$log" "$kunit" "$selftest"
 }
 
-case $cmd in
-patches)
-	patches
-	;;
-qemu)
+test_run() {
 	patches
 	apply
 	configure
@@ -213,6 +211,20 @@ qemu)
 	initramfs "$kdir/mod-test/revocable_test.ko" "$kdir/revocable_selftest"
 	boot
 	judge
+}
+
+case $cmd in
+patches)
+	patches
+	;;
+qemu)
+	test_run
+	;;
+qemu-kcsan)
+	out=$kdir/out-kcsan
+	config=$repo/kernel/revocable-kcsan.config
+	log=$kdir/console-kcsan.log
+	test_run
 	;;
 bench)
 	out=$kdir/out-bench
@@ -227,7 +239,7 @@ bench)
 	judge_bench
 	;;
 *)
-	echo "usage: $0 patches|qemu|bench REPO KDIR" >&2
+	echo "usage: $0 patches|qemu|qemu-kcsan|bench REPO KDIR" >&2
 	exit 2
 	;;
 esac

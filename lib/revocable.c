@@ -360,6 +360,7 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 	struct revocable_domain **doms;
 	unsigned int i, j, cnt = 0, ndoms = 0;
 	bool deadlock = false;
+	int ret;
 
 	if (!n)
 		return 0;
@@ -368,9 +369,13 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 	rps = kmalloc_array(2 * (size_t)n, sizeof(*rps), GFP_KERNEL);
 	if (!rps) {
 		/* Correct, only slower: one wait per provider. */
-		for (i = 0; i < n; i++)
-			cnt += revocable_revoke(rpps[i]) > 0;
-		return cnt;
+		for (i = 0; i < n; i++) {
+			ret = revocable_revoke(rpps[i]);
+			if (ret == -EDEADLK)
+				deadlock = true;
+			cnt += ret > 0;
+		}
+		return deadlock ? -EDEADLK : (int)cnt;
 	}
 	doms = (struct revocable_domain **)(rps + n);
 
