@@ -47,9 +47,11 @@ static unsigned long srcu_sum(int id, int idx, bool unlock)
 
 	sum = unlock ? compat_graveyard.srcu[id].unlock[idx] :
 		       compat_graveyard.srcu[id].lock[idx];
+	/* Acquire: free on x86, and pairs with the TSan build's release. */
 	compat_for_each_thread(t)
-		sum += unlock ? READ_ONCE(t->srcu[id].unlock[idx]) :
-				READ_ONCE(t->srcu[id].lock[idx]);
+		sum += __atomic_load_n(unlock ? &t->srcu[id].unlock[idx] :
+					      &t->srcu[id].lock[idx],
+				       __ATOMIC_ACQUIRE);
 	return sum;
 }
 

@@ -427,21 +427,29 @@ static char revoke_mode(int i, unsigned int dmask)
 /* Start @c in worker @i, which stays blocked until the readers go. */
 static void start_blocked(int i, struct call *c, unsigned int dmask, long ret)
 {
+	struct revocable_provider *rps[NPROV] = { NULL };
 	struct ctx *x = &ctxs[i];
 	unsigned long t0 = (unsigned long)time(NULL);
-	unsigned int p;
+	unsigned int p, n = c->kind == OP_BATCH ? c->n : 1;
 
+	for (p = 0; p < n; p++) {
+		struct revocable_provider __rcu **s =
+			c->kind == OP_BATCH ? c->slots[p] : c->slot;
+
+		rps[p] = s ? rcu_access_pointer(*s) : NULL;
+	}
 	x->blocked = *c;
 	x->blocked_doms = dmask;
 	x->blocked_ret = ret;
 	x->busy = true;
 	ctx_start(i, &x->blocked);
-	/* New accesses fail once the slots read NULL. */
-	for (p = 0; p < (c->kind == OP_BATCH ? c->n : 1); p++) {
-		struct revocable_provider __rcu **s =
-			c->kind == OP_BATCH ? c->slots[p] : c->slot;
-
-		while (s && __atomic_load_n(s, __ATOMIC_ACQUIRE)) {
+	/*
+	 * The revoke has begun for the model once new accesses fail: when the
+	 * providers' resource pointers read NULL (the slots are cleared just
+	 * before them).
+	 */
+	for (p = 0; p < n; p++) {
+		while (rps[p] && revocable_access_unchecked(rps[p])) {
 			CHECK((unsigned long)time(NULL) - t0 < BOUND_MS / 1000);
 			sched_yield();
 		}

@@ -147,12 +147,12 @@ static void *bug2_consumer(void *arg)
 	struct bug2_ctx *c = arg;
 	struct revocable rev;
 
-	while (!*c->stop) {
+	while (!READ_ONCE(*c->stop)) {
 		struct revocable_provider *ref = revocable_provider_get_rcu(c->slot);
 
 		if (!ref)
 			continue;
-		c->refs++;
+		WRITE_ONCE(c->refs, c->refs + 1);
 		if (!revocable_init(ref, &rev)) {
 			revocable_try_access(&rev);
 			revocable_withdraw_access(&rev);
@@ -184,7 +184,7 @@ START_TEST(bug2_consumer_creation_races_release)
 		sched_yield();
 		ck_assert_int_eq(revocable_revoke_async(&slot, NULL, NULL), 1);
 	}
-	stop = true;
+	WRITE_ONCE(stop, true);
 	for (i = 0; i < 2; i++)
 		JOIN_OR_FAIL(&c[i].thread, 5000);
 	ck_assert_uint_gt(c[0].refs + c[1].refs, 0);

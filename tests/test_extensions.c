@@ -283,9 +283,10 @@ static void slow_hook(struct revocable_domain *dom, unsigned int waited_ms,
 {
 	struct slow_log *log = arg;
 
-	log->dom = dom;
-	log->calls++;
-	log->last_ms = waited_ms;
+	/* The test thread polls these while the revoker waits. */
+	WRITE_ONCE(log->dom, dom);
+	WRITE_ONCE(log->calls, log->calls + 1);
+	WRITE_ONCE(log->last_ms, waited_ms);
 }
 
 START_TEST(slow_revoke_hook_reports_while_waiting)

@@ -55,7 +55,7 @@ static void *sharer_fn(void *arg)
 {
 	struct sharer *s = arg;
 
-	while (!*s->stop) {
+	while (!READ_ONCE(*s->stop)) {
 		if (revocable_try_access(s->shared))
 			s->ok++;
 		else
@@ -93,7 +93,7 @@ START_TEST(i3_shared_handle_detected_and_revoke_completes)
 		revocable_provider_revoke(&other);
 		test_sleep_ms(5);
 	}
-	stop = true;
+	WRITE_ONCE(stop, true);
 	for (i = 0; i < 2; i++)
 		JOIN_OR_FAIL(&s[i].thread, 5000);
 	ck_assert_uint_gt(s[0].ok + s[1].ok, 0);
@@ -158,7 +158,7 @@ static void *getter_fn(void *arg)
 	struct revocable acc;
 	struct test_res *r;
 
-	while (!*g->stop) {
+	while (!READ_ONCE(*g->stop)) {
 		ref = revocable_provider_get_rcu(g->slot);
 		if (!ref)
 			continue;
@@ -201,7 +201,7 @@ START_TEST(i4_get_rcu_races_revoke_and_release)
 		free(r);
 		rounds++;
 	}
-	stop = true;
+	WRITE_ONCE(stop, true);
 	for (i = 0; i < 2; i++) {
 		JOIN_OR_FAIL(&g[i].thread, 5000);
 		ck_assert(!g[i].bad);

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Userspace stand-in for <linux/atomic.h>, on liburcu's uatomic and the
- * compiler's __atomic builtins.  Value-returning operations are fully
- * ordered, as in the kernel.
+ * Userspace stand-in for <linux/atomic.h>, on the compiler's __atomic
+ * builtins (which ThreadSanitizer understands, unlike inline assembly).
+ * Value-returning operations are fully ordered, as in the kernel.
  */
 #ifndef _COMPAT_LINUX_ATOMIC_H
 #define _COMPAT_LINUX_ATOMIC_H
 
+#include <linux/compiler.h>
 #include <linux/types.h>
-#include <urcu/uatomic.h>
 
 #define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
@@ -27,20 +27,20 @@
 		__old;							\
 	})
 
-#define atomic_read(v)		uatomic_read(&(v)->counter)
-#define atomic_set(v, i)	uatomic_set(&(v)->counter, (i))
-#define atomic_inc(v)		uatomic_inc(&(v)->counter)
-#define atomic_dec(v)		uatomic_dec(&(v)->counter)
-#define atomic_add_return(i, v)	uatomic_add_return(&(v)->counter, (i))
-#define atomic_inc_return(v)	uatomic_add_return(&(v)->counter, 1)
-#define atomic_dec_return(v)	uatomic_sub_return(&(v)->counter, 1)
+#define atomic_read(v)		__atomic_load_n(&(v)->counter, __ATOMIC_RELAXED)
+#define atomic_set(v, i)	__atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED)
+#define atomic_inc(v)		((void)__atomic_add_fetch(&(v)->counter, 1, __ATOMIC_RELAXED))
+#define atomic_dec(v)		((void)__atomic_sub_fetch(&(v)->counter, 1, __ATOMIC_RELAXED))
+#define atomic_add_return(i, v)	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_inc_return(v)	atomic_add_return(1, v)
+#define atomic_dec_return(v)	atomic_add_return(-1, v)
 #define atomic_dec_and_test(v)	(atomic_dec_return(v) == 0)
 
-#define atomic_long_read(v)	uatomic_read(&(v)->counter)
-#define atomic_long_set(v, i)	uatomic_set(&(v)->counter, (i))
-#define atomic_long_inc(v)	uatomic_inc(&(v)->counter)
-#define atomic_long_dec(v)	uatomic_dec(&(v)->counter)
-#define atomic_long_inc_return(v) uatomic_add_return(&(v)->counter, 1)
-#define atomic_long_dec_return(v) uatomic_sub_return(&(v)->counter, 1)
+#define atomic_long_read(v)		atomic_read(v)
+#define atomic_long_set(v, i)		atomic_set(v, i)
+#define atomic_long_inc(v)		atomic_inc(v)
+#define atomic_long_dec(v)		atomic_dec(v)
+#define atomic_long_inc_return(v)	atomic_inc_return(v)
+#define atomic_long_dec_return(v)	atomic_dec_return(v)
 
 #endif

@@ -1,41 +1,48 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Userspace stand-in for <linux/kref.h>, on liburcu's urcu_ref. */
+/* Userspace stand-in for <linux/kref.h>. */
 #ifndef _COMPAT_LINUX_KREF_H
 #define _COMPAT_LINUX_KREF_H
 
 #include <linux/atomic.h>
 #include <linux/bug.h>
-#include <urcu/ref.h>
 
 struct kref {
-	struct urcu_ref ref;
+	long refcount;
 };
 
 static inline void kref_init(struct kref *kref)
 {
-	urcu_ref_init(&kref->ref);
+	__atomic_store_n(&kref->refcount, 1, __ATOMIC_RELAXED);
 }
 
 static inline unsigned int kref_read(const struct kref *kref)
 {
-	return (unsigned int)uatomic_read(&kref->ref.refcount);
+	return (unsigned int)__atomic_load_n(&kref->refcount, __ATOMIC_RELAXED);
+}
+
+static inline int __must_check kref_get_unless_zero(struct kref *kref)
+{
+	long old = __atomic_load_n(&kref->refcount, __ATOMIC_RELAXED);
+
+	do {
+		if (old <= 0)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&kref->refcount, &old, old + 1,
+					      true, __ATOMIC_SEQ_CST,
+					      __ATOMIC_RELAXED));
+	return 1;
 }
 
 static inline void kref_get(struct kref *kref)
 {
 	/* Like refcount_t, getting from zero is a bug worth a warning. */
-	WARN_ON_ONCE(!urcu_ref_get_unless_zero(&kref->ref));
-}
-
-static inline int __must_check kref_get_unless_zero(struct kref *kref)
-{
-	return urcu_ref_get_unless_zero(&kref->ref);
+	WARN_ON_ONCE(!kref_get_unless_zero(kref));
 }
 
 static inline int kref_put(struct kref *kref,
 			   void (*release)(struct kref *kref))
 {
-	long left = uatomic_sub_return(&kref->ref.refcount, 1);
+	long left = __atomic_sub_fetch(&kref->refcount, 1, __ATOMIC_SEQ_CST);
 
 	if (left == 0) {
 		release(kref);
@@ -43,7 +50,7 @@ static inline int kref_put(struct kref *kref,
 	}
 	/* Underflow: saturate at zero and warn, as refcount_t would. */
 	if (WARN_ON_ONCE(left < 0))
-		uatomic_set(&kref->ref.refcount, 0);
+		__atomic_store_n(&kref->refcount, 0, __ATOMIC_RELAXED);
 	return 0;
 }
 

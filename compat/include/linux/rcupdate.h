@@ -9,13 +9,21 @@
 
 #include <linux/atomic.h>
 #include <linux/cleanup.h>
+#include <linux/compiler.h>
 #include <linux/container_of.h>
 #include <linux/types.h>
 
-/* Same layout as liburcu's struct rcu_head, so compat can hand it over. */
+/*
+ * Starts like liburcu's struct rcu_head, so compat can hand it over.  Under
+ * ThreadSanitizer the callback goes through a trampoline (see rcu.c) and
+ * the real one is kept in tsan_func.
+ */
 struct rcu_head {
 	struct rcu_head *next;
 	void (*func)(struct rcu_head *head);
+#ifdef COMPAT_TSAN
+	void (*tsan_func)(struct rcu_head *head);
+#endif
 };
 
 typedef void (*rcu_callback_t)(struct rcu_head *head);

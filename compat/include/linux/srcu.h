@@ -77,7 +77,17 @@ static __always_inline void srcu_read_unlock(struct srcu_struct *ssp, int idx)
 	struct compat_srcu_counts *c = &compat_thread_self()->srcu[ssp->id];
 
 	compat_reader_barrier();
+#ifdef COMPAT_TSAN
+	/*
+	 * membarrier() on the grace-period side is what orders this section
+	 * before the end of the grace period; TSan knows no membarrier(), so
+	 * say it with a release that the grace period's acquire pairs with.
+	 */
+	__atomic_store_n(&c->unlock[idx & 1], c->unlock[idx & 1] + 1,
+			 __ATOMIC_RELEASE);
+#else
 	WRITE_ONCE(c->unlock[idx & 1], c->unlock[idx & 1] + 1);
+#endif
 }
 
 #define srcu_dereference(p, ssp)	rcu_dereference_raw(p)
