@@ -560,13 +560,13 @@ void revocable_withdraw_access(struct revocable *rev)
 		rev->refused--;
 		return;
 	}
-	/*
-	 * Let the handle go with a release: the next context to claim it
-	 * writes rev->idx, and our read of it for the unlock must not be
-	 * reordered after the store that allows that (an unlock's ordering
-	 * is not enough: userspace SRCU has only a compiler barrier there).
-	 */
 	srcu_read_unlock(rev->ssp, rev->idx);
+	/*
+	 * Release the handle: the next context to claim it writes rev->idx,
+	 * and our read of it above must not be reordered after the store
+	 * that allows that (an unlock's ordering is not enough: userspace
+	 * SRCU has only a compiler barrier there).
+	 */
 	smp_store_release(&rev->owner, NULL);
 }
 EXPORT_SYMBOL_GPL(revocable_withdraw_access);

@@ -236,6 +236,39 @@ START_TEST(warn_prints_file_line_once_and_counts_always)
 }
 END_TEST
 
+/*
+ * I7 on the fallback path: a batch that cannot allocate its scratch array
+ * revokes one by one, and inside an access still answers -EDEADLK (it
+ * once returned a count there), with one WARN per provider it could not
+ * wait for; they complete once the access ends.
+ */
+START_TEST(batch_fallback_inside_access_reports_deadlock)
+{
+	struct test_res *r = test_res_new();
+	struct revocable_provider __rcu *a = revocable_provider_alloc(r);
+	struct revocable_provider __rcu *b = revocable_provider_alloc(r);
+	struct revocable_provider __rcu **slots[2] = { &a, &b };
+	struct revocable_provider *ref = revocable_provider_get_rcu(&a);
+	struct revocable acc;
+	int ret = 0;
+
+	ck_assert_ptr_eq(revocable_access(ref, &acc), r);
+	compat_alloc_fail_countdown = 1;
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_batch(slots, 2)), 2);
+	ck_assert_uint_eq(compat_alloc_fail_countdown, 0);
+	ck_assert_int_eq(ret, -EDEADLK);
+	ck_assert_ptr_null(a);
+	ck_assert_ptr_null(b);
+	ck_assert(RES_LIVE(r));
+	revocable_withdraw_access(&acc);
+	ck_assert_ptr_null(revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	revocable_domain_barrier(revocable_default_domain());
+	test_res_free(r);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("misuse");
@@ -257,6 +290,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, null_handle_calls_warn);
 	tcase_add_test(tc, default_domain_cannot_be_freed);
 	tcase_add_test(tc, allocation_failures_are_reported);
+	tcase_add_test(tc, batch_fallback_inside_access_reports_deadlock);
 	tcase_add_test(tc, warn_prints_file_line_once_and_counts_always);
 	suite_add_tcase(s, tc);
 	return s;
