@@ -196,6 +196,12 @@ static struct res *orphans[MAX_GENS];
 static unsigned int norphans;
 static unsigned long async_expected;
 
+/* Printed at exit with FUZZ_STATS=1: what the inputs exercised. */
+static struct {
+	unsigned long inputs, ops[OP_COUNT], blocked, released, deadlocks,
+		      warned, async;
+} stats;
+
 /* ----- running a call in a context --------------------------------------- */
 
 static void call_free_after(struct call *c)
@@ -331,6 +337,7 @@ static unsigned long run(int i, struct call *c)
 #define RUN(i, c, warns)						\
 	do {								\
 		unsigned long __w = run((i), (c));			\
+		stats.warned += __w;					\
 		CHECK(__w == (unsigned long)(warns),			\
 		      "(op %d in context %d: %lu WARNs, expected %lu)",	\
 		      (c)->kind, (i), __w, (unsigned long)(warns));	\
@@ -402,6 +409,7 @@ static void release_blocked(void)
 		      "(blocked op %d returned %ld, expected %ld)",
 		      x->blocked.kind, x->blocked.ret, x->blocked_ret);
 		x->busy = false;
+		stats.released++;
 	}
 }
 
@@ -438,6 +446,7 @@ static void start_blocked(int i, struct call *c, unsigned int dmask, long ret)
 
 		rps[p] = s ? rcu_access_pointer(*s) : NULL;
 	}
+	stats.blocked++;
 	x->blocked = *c;
 	x->blocked_doms = dmask;
 	x->blocked_ret = ret;
@@ -787,6 +796,7 @@ static void op_revoke(struct args *o)
 		RUN(o->ctx, &c, 1);
 		CHECK(c.ret == -EDEADLK, "(%ld)", c.ret);
 		orphans[norphans++] = g->res;
+		stats.deadlocks++;
 		return;
 	}
 	c.free_after[0] = p->g->res;
@@ -808,6 +818,7 @@ static void op_async(struct args *o)
 		c.res = p->g->res;
 		prov_detached(p);
 		async_expected++;
+		stats.async++;
 	}
 	RUN(o->ctx, &c, 0);
 	CHECK(c.ret == (c.res ? 1 : 0), "(%ld)", c.ret);
@@ -854,6 +865,7 @@ static void op_batch(struct args *o)
 			compat_alloc_fail_countdown = 1;
 		RUN(o->ctx, &c, fail ? dprovs : ddoms);
 		CHECK(c.ret == -EDEADLK, "(%ld)", c.ret);
+		stats.deadlocks++;
 		return;
 	}
 	for (i = 0; i < live; i++)
@@ -1134,9 +1146,31 @@ static void reset(void)
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void print_stats(void)
+{
+	static const char *const names[OP_COUNT] = {
+		"alloc", "get_rcu", "get", "put", "access", "withdraw",
+		"withdraw_other", "use", "init", "try", "withdraw_h", "deinit",
+		"revoke", "async", "batch", "begin", "wait", "unchecked", "bad",
+	};
+	int k;
+
+	fprintf(stderr, "fuzz_ops: %lu inputs; revokes that waited for other "
+		"contexts' readers: %lu started, %lu seen to finish; "
+		"-EDEADLK: %lu; async: %lu; WARNs checked: %lu\nfuzz_ops: ops:",
+		stats.inputs, stats.blocked, stats.released, stats.deadlocks,
+		stats.async, stats.warned);
+	for (k = 0; k < OP_COUNT; k++)
+		fprintf(stderr, " %s %lu", names[k], stats.ops[k]);
+	fputc('\n', stderr);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	int i;
+
+	if (getenv("FUZZ_STATS"))
+		atexit(print_stats);
 
 	if (!getenv("FUZZ_VERBOSE"))
 		compat_log = fopen("/dev/null", "w");
@@ -1167,6 +1201,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int kind;
 
 	reset();
+	stats.inputs++;
 	for (i = 0; i + 1 < size; i += 2) {
 		kind = data[i] & 0x1f;
 		if (kind >= OP_COUNT)
@@ -1178,6 +1213,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ctxs[o.ctx].busy)
 			continue;
 		ops[kind](&o);
+		stats.ops[kind]++;
 	}
 	teardown();
 	return 0;
