@@ -198,7 +198,7 @@ judge() {
 	kunit=$(grep -c 'KUNIT_CASE(' "$repo/kernel/revocable_kunit.c")
 	selftest=$(grep -cE '^TEST_F(_TIMEOUT)?\(' "$repo/kernel/selftest/revocable_test.c")
 	stage "parsing the console (expecting $kunit KUnit and $selftest kselftest results)"
-	python3 "$repo/kernel/qemu/parse_console.py" "$log" "$kunit" "$selftest"
+	python3 "$repo/kernel/qemu/parse_console.py" "$log" "$kunit" "$selftest" "$repo"
 }
 
 test_run() {
