@@ -99,6 +99,7 @@ START_TEST(i3_shared_handle_detected_and_revoke_completes)
 	ck_assert_uint_gt(s[0].ok + s[1].ok, 0);
 	ck_assert_uint_gt(s[0].refused + s[1].refused, 0);
 	ck_assert_uint_gt(compat_warn_count(), w0);
+	ASSERT_WARNED_IN_LIB();
 	revocable_deinit(&shared);
 	t0 = test_now_ms();
 	ck_assert_int_eq(revocable_revoke(&rp), 1);
@@ -115,6 +116,7 @@ START_TEST(i3_nested_access_on_one_handle_refused)
 	ck_assert_int_eq(revocable_init(rp, &rev), 0);
 	ck_assert_ptr_eq(revocable_try_access(&rev), (void *)1);
 	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_try_access(&rev))), 1);
+	ASSERT_WARNED_IN_LIB();
 	revocable_withdraw_access(&rev);	/* the refused one */
 	revocable_withdraw_access(&rev);	/* the real one */
 	revocable_deinit(&rev);
@@ -334,6 +336,7 @@ START_TEST(i7_revoke_inside_own_access_is_an_error)
 
 	ck_assert_ptr_nonnull(revocable_access(ref, &acc));
 	ck_assert_uint_eq(WARNS(ret = revocable_revoke(&rp)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(ret, -EDEADLK);
 	/* New accesses already fail. */
 	{
@@ -361,6 +364,7 @@ START_TEST(i7_revoke_wait_inside_access_refused_then_works)
 	begun = revocable_revoke_begin(&rp);
 	ck_assert_ptr_nonnull(begun);
 	ck_assert_uint_eq(WARNS(ret = revocable_revoke_wait(begun)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(ret, -EDEADLK);
 	revocable_withdraw_access(&acc);
 	ck_assert_int_eq(revocable_revoke_wait(begun), 0);
@@ -400,6 +404,7 @@ START_TEST(i7_batch_revoke_inside_access_is_an_error)
 
 	revocable_access(ref, &acc);
 	ck_assert_uint_eq(WARNS(ret = revocable_revoke_batch(slots, 2)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(ret, -EDEADLK);
 	ck_assert_ptr_null(rp[0]);
 	ck_assert_ptr_null(rp[1]);

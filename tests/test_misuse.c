@@ -9,9 +9,6 @@
 
 #include "testutil.h"
 
-#define ASSERT_WARNED_IN_LIB()						\
-	ck_assert_ptr_nonnull(strstr(compat_warn_last_site(), "revocable.c:"))
-
 START_TEST(init_with_null_provider_gives_inert_handle)
 {
 	struct revocable rev;
@@ -31,6 +28,7 @@ START_TEST(init_with_null_handle_warns)
 	int ret = 0;
 
 	ck_assert_uint_eq(WARNS(ret = revocable_init(rp, NULL)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(ret, -EINVAL);
 	ASSERT_WARNED_IN_LIB();
 	revocable_provider_revoke(&rp);
@@ -42,6 +40,7 @@ START_TEST(alloc_in_null_domain_warns)
 	struct revocable_provider __rcu *rp = (void *)1;
 
 	ck_assert_uint_eq(WARNS(rp = revocable_provider_alloc_in(NULL, (void *)1)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_ptr_null(rp);
 	ASSERT_WARNED_IN_LIB();
 }
@@ -52,6 +51,7 @@ START_TEST(alloc_of_null_resource_warns)
 	struct revocable_provider __rcu *rp = (void *)1;
 
 	ck_assert_uint_eq(WARNS(rp = revocable_provider_alloc(NULL)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_ptr_null(rp);
 }
 END_TEST
@@ -64,18 +64,25 @@ START_TEST(revoke_of_null_slot_pointer_warns_everywhere)
 	int ret = 0;
 
 	ck_assert_uint_eq(WARNS(ret = revocable_revoke(none)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(ret, -EINVAL);
 	ck_assert_uint_eq(WARNS(revocable_provider_revoke(none)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_uint_eq(WARNS(ret = revocable_revoke_async(none, NULL, NULL)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(ret, -EINVAL);
 	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_revoke_begin(none))), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_uint_eq(WARNS(ret = revocable_revoke_batch(NULL, 2)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(ret, -EINVAL);
 	/* NULL entries are skipped, the rest revoked. */
 	ck_assert_uint_eq(WARNS(ret = revocable_revoke_batch(slots, 3)), 2);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(ret, 1);
 	ck_assert_ptr_null(rp);
 	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_provider_get_rcu(NULL))), 1);
+	ASSERT_WARNED_IN_LIB();
 }
 END_TEST
 
@@ -143,6 +150,7 @@ START_TEST(withdraw_from_another_thread_warns_and_keeps_access)
 	ck_assert_uint_eq(o.warns, 1);
 	/* Still ours: a second access is refused as nested. */
 	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_try_access(&rev))), 1);
+	ASSERT_WARNED_IN_LIB();
 	revocable_withdraw_access(&rev);
 	revocable_withdraw_access(&rev);
 	revocable_deinit(&rev);
@@ -158,7 +166,9 @@ START_TEST(access_after_deinit_warns_and_returns_null)
 	ck_assert_int_eq(revocable_init(rp, &rev), 0);
 	revocable_deinit(&rev);
 	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_try_access(&rev))), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_uint_eq(WARNS(revocable_withdraw_access(&rev)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(revocable_revoke(&rp), 1);
 }
 END_TEST
@@ -172,6 +182,7 @@ START_TEST(deinit_inside_access_withdraws_first)
 	ck_assert_int_eq(revocable_init(rp, &rev), 0);
 	ck_assert_ptr_nonnull(revocable_try_access(&rev));
 	ck_assert_uint_eq(WARNS(revocable_deinit(&rev)), 1);
+	ASSERT_WARNED_IN_LIB();
 	t0 = test_now_ms();
 	ck_assert_int_eq(revocable_revoke(&rp), 1);
 	ck_assert_uint_lt(test_now_ms() - t0, test_bound_ms(2000));
@@ -181,10 +192,15 @@ END_TEST
 START_TEST(null_handle_calls_warn)
 {
 	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_try_access(NULL))), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_uint_eq(WARNS(revocable_withdraw_access(NULL)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_uint_eq(WARNS(revocable_deinit(NULL)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_access((void *)1, NULL))), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_access_unchecked(NULL))), 1);
+	ASSERT_WARNED_IN_LIB();
 }
 END_TEST
 
@@ -193,9 +209,11 @@ START_TEST(default_domain_cannot_be_freed)
 	int ret = 0;
 
 	ck_assert_uint_eq(WARNS(ret = revocable_domain_free(revocable_default_domain())), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(ret, -EINVAL);
 	ck_assert_int_eq(revocable_domain_free(NULL), 0);
 	ck_assert_uint_eq(WARNS(ret = revocable_domain_set_slow(NULL, 1, NULL, NULL)), 1);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(ret, -EINVAL);
 }
 END_TEST
@@ -255,6 +273,7 @@ START_TEST(batch_fallback_inside_access_reports_deadlock)
 	ck_assert_ptr_eq(revocable_access(ref, &acc), r);
 	compat_alloc_fail_countdown = 1;
 	ck_assert_uint_eq(WARNS(ret = revocable_revoke_batch(slots, 2)), 2);
+	ASSERT_WARNED_IN_LIB();
 	ck_assert_uint_eq(compat_alloc_fail_countdown, 0);
 	ck_assert_int_eq(ret, -EDEADLK);
 	ck_assert_ptr_null(a);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <linux/bug.h>
 #include <linux/completion.h>
@@ -36,6 +37,17 @@ int test_thread_join(struct test_thread *t, unsigned int ms);
 #define WAIT_OR_FAIL(c, ms)						\
 	ck_assert_msg(wait_for_completion_timeout((c), (ms)),		\
 		      "timed out after %u ms waiting for " #c, (ms))
+
+/* The last WARN named a line of lib/revocable.c, as "revocable.c:LINE". */
+#define ASSERT_WARNED_IN_LIB()						\
+	do {								\
+		int __line = 0;						\
+		ck_assert_msg(sscanf(compat_warn_last_site(),		\
+				     "revocable.c:%d", &__line) == 1 &&	\
+			      __line > 0,				\
+			      "last WARN at \"%s\", not revocable.c:LINE",	\
+			      compat_warn_last_site());			\
+	} while (0)
 
 /* Counts WARNs fired while evaluating a statement. */
 #define WARNS(stmt)							\
