@@ -336,11 +336,14 @@ static unsigned long run(int i, struct call *c)
 
 #define RUN(i, c, warns)						\
 	do {								\
-		unsigned long __w = run((i), (c));			\
+		struct call *__c = (c);					\
+		int __i = (i);						\
+		unsigned long __want = (warns);				\
+		unsigned long __w = run(__i, __c);			\
 		stats.warned += __w;					\
-		CHECK(__w == (unsigned long)(warns),			\
+		CHECK(__w == __want,					\
 		      "(op %d in context %d: %lu WARNs, expected %lu)",	\
-		      (c)->kind, (i), __w, (unsigned long)(warns));	\
+		      __c->kind, __i, __w, __want);			\
 	} while (0)
 
 /* ----- model helpers ------------------------------------------------------ */
@@ -507,7 +510,7 @@ static void op_get_rcu(struct args *o)
 	if (r->rp)
 		return;
 	RUN(o->ctx, &c, 0);
-	CHECK((c.ptr != NULL) == (p->g != NULL));
+	CHECK(!!c.ptr == !!p->g);
 	if (c.ptr) {
 		CHECK(c.ptr == (void *)rcu_access_pointer(p->slot));
 		r->rp = c.ptr;
