@@ -36,11 +36,15 @@ START_TEST(bug1_shared_index_hangs_raw_srcu)
 {
 	struct gp_thread gp = { .ssp = &bug1_srcu };
 	int shared_idx, a, b;
+	unsigned long t0;
 
 	a = srcu_read_lock(&bug1_srcu);
 	shared_idx = a;
 	test_thread_start(&gp.thread, gp_fn, &gp);
-	test_sleep_ms(50);	/* the grace period flips the index, waits for a */
+	/* The grace period flips the index, then waits for a. */
+	for (t0 = test_now_ms(); (READ_ONCE(bug1_srcu.srcu_idx) & 1) == (unsigned int)a &&
+	     test_now_ms() - t0 < test_bound_ms(5000);)
+		test_sleep_ms(1);
 	b = srcu_read_lock(&bug1_srcu);
 	shared_idx = b;		/* the second context overwrites the index */
 	ck_assert_int_ne(a, b);
