@@ -89,6 +89,7 @@ patches() {
 	[ $errs = 0 ] || die "checkpatch reported errors or warnings"
 	stage "scripts/kernel-doc -none"
 	out=$(cd "$kdir/gen" && scripts/kernel-doc -none -Wall drivers/base/revocable.c \
+		drivers/base/revocable_devm.c \
 		include/linux/revocable.h drivers/base/revocable_test.c 2>&1)
 	[ -z "$out" ] || { echo "$out"; die "kernel-doc warnings"; }
 	stage "series ready in $kdir/patches"

@@ -79,10 +79,11 @@ commit() {
 
 # ---- 1: the core -------------------------------------------------------
 cp "$lib_c" drivers/base/revocable.c
+cp "$repo/kernel/revocable_devm.c" drivers/base/revocable_devm.c
 cp "$repo/lib/revocable.h" include/linux/revocable.h
 kconfig_add drivers/base/Kconfig "$repo/kernel/Kconfig.fragment"
-printf '\nobj-$(CONFIG_REVOCABLE)\t+= revocable.o\n' >> drivers/base/Makefile
-maintainers_add drivers/base/revocable.c include/linux/revocable.h
+printf '\nobj-$(CONFIG_REVOCABLE)\t+= revocable.o revocable_devm.o\n' >> drivers/base/Makefile
+maintainers_add drivers/base/revocable.c drivers/base/revocable_devm.c include/linux/revocable.h
 commit <<'EOF'
 driver core: add revocable resources
 
@@ -127,6 +128,11 @@ driver fail the I/O that readers sleep on before it waits for them, so
 that removal does not produce hung tasks), a report when a revoke waits
 longer than a threshold, and detection of a revoke from inside an access
 of the same domain, which would deadlock.
+
+- devm_revocable_provider_alloc() comes back in a form that is safe:
+  it takes the owner's slot, and the devres action revokes through it,
+  so the slot is cleared as by any other revoke.  The reverted version
+  dropped the helper because it could only hold the provider pointer.
 
 The API of the reverted version, revocable_provider_alloc(),
 revocable_provider_revoke(), revocable_init(), revocable_deinit(),

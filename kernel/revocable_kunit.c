@@ -8,6 +8,7 @@
  * Tests that provoke a warning on purpose print a marker before and after
  * it, so that the QEMU flow can tell an expected warning from a real one.
  */
+#include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -754,6 +755,42 @@ static void revocable_test_slow_revoke_reported(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, revocable_domain_free(dom), 0);
 }
 
+/*
+ * devm: the provider lives while the driver is bound and is revoked
+ * through the owner's slot on unbind; a revoke by the driver itself
+ * before that leaves the action nothing to do.
+ */
+static void revocable_test_devm_revokes_at_unbind(struct kunit *test)
+{
+	struct revocable_provider __rcu *slot = NULL, *early = NULL;
+	struct revocable_provider *ref;
+	struct revocable acc;
+	struct device *dev;
+
+	dev = kunit_device_register(test, "revocable-devm");
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dev));
+	KUNIT_ASSERT_EQ(test, devm_revocable_provider_alloc(dev, &slot, TEST_RES), 0);
+	KUNIT_ASSERT_EQ(test, devm_revocable_provider_alloc(dev, &early, TEST_RES), 0);
+	EXPECT_WARN_BEGIN();
+	KUNIT_EXPECT_EQ(test, devm_revocable_provider_alloc(dev, &slot, TEST_RES),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, devm_revocable_provider_alloc(dev, NULL, TEST_RES),
+			-EINVAL);
+	EXPECT_WARN_END();
+
+	ref = revocable_provider_get_rcu(&slot);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	KUNIT_EXPECT_PTR_EQ(test, revocable_access(ref, &acc), TEST_RES);
+	revocable_withdraw_access(&acc);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&early), 1);
+
+	kunit_device_unregister(test, dev);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slot));
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+}
+
 static struct kunit_case revocable_test_cases[] = {
 	KUNIT_CASE(revocable_test_basic),
 	KUNIT_CASE(revocable_test_revocation),
@@ -777,6 +814,7 @@ static struct kunit_case revocable_test_cases[] = {
 	KUNIT_CASE(revocable_test_domains_are_independent),
 	KUNIT_CASE(revocable_test_async_and_batch),
 	KUNIT_CASE(revocable_test_slow_revoke_reported),
+	KUNIT_CASE(revocable_test_devm_revokes_at_unbind),
 	{}
 };
 

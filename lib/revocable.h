@@ -454,6 +454,15 @@ void revocable_withdraw_access(struct revocable *rev);
 						    &_rev), NULL);	\
 	     !_done; _done = &_rev)
 
+#ifdef __KERNEL__
+struct device;
+
+/* Kernel only; documented in drivers/base/revocable_devm.c. */
+int devm_revocable_provider_alloc(struct device *dev,
+				  struct revocable_provider __rcu **rpp,
+				  void *res);
+#endif
+
 #define ___REVOCABLE_PASTE(a, b)	a##b
 #define __REVOCABLE_PASTE(a, b)		___REVOCABLE_PASTE(a, b)
 #define __REVOCABLE_ID(p)	__REVOCABLE_PASTE(__revocable_##p##_, __COUNTER__)
