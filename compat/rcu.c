@@ -10,12 +10,8 @@
  * inlined code shares words with the uninstrumented library through plain
  * and assembly accesses TSan cannot pair, so there it stays a library call.
  */
-#if defined(__SANITIZE_THREAD__)
-#elif defined(__has_feature)
-#if !__has_feature(thread_sanitizer)
-#define _LGPL_SOURCE
-#endif
-#else
+#include <linux/compat_tsan.h>
+#ifndef COMPAT_TSAN
 #define _LGPL_SOURCE
 #endif
 #include <urcu/urcu-memb.h>

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <linux/compat_tsan.h>
+
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
@@ -13,24 +15,7 @@
 
 #define barrier()	__asm__ __volatile__("" : : : "memory")
 
-/*
- * ThreadSanitizer builds (meson setup -Db_sanitize=thread).  liburcu is
- * not instrumented and TSan does not model fences or membarrier(), so the
- * compat layer tells it about the orderings those provide: see rcu.c and
- * srcu.h.  Elsewhere nothing changes.
- */
-#if defined(__SANITIZE_THREAD__)
-#define COMPAT_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define COMPAT_TSAN 1
-#endif
-#endif
 #ifdef COMPAT_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-#define compat_tsan_acquire(addr)	__tsan_acquire(addr)
-#define compat_tsan_release(addr)	__tsan_release(addr)
 /*
  * The kernel's memory model (and KCSAN) treats READ_ONCE()/WRITE_ONCE()
  * as marked, atomic accesses: tell TSan the same with relaxed atomics,
@@ -40,8 +25,6 @@ void __tsan_release(void *addr);
 #define WRITE_ONCE(x, val)						\
 	__atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
 #else
-#define compat_tsan_acquire(addr)	do { } while (0)
-#define compat_tsan_release(addr)	do { } while (0)
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, val)						\
 	do {								\
