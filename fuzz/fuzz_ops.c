@@ -660,25 +660,29 @@ static void op_init(struct args *o)
 	h->res = NULL;
 }
 
+/*
+ * A call through a handle that is not live: skipped if never initialised;
+ * through an inert handle no WARN, through a deinitialised one one WARN;
+ * never a resource.  Returns false for a live handle, left to the caller.
+ */
+static bool handle_not_live(int ctx, struct handle *h, struct call *c)
+{
+	if (h->st == H_LIVE)
+		return false;
+	if (h->st != H_UNUSED) {
+		RUN(ctx, c, h->st == H_DEAD ? 1 : 0);
+		CHECK(!c->ptr);
+	}
+	return true;
+}
+
 static void op_try(struct args *o)
 {
 	struct handle *h = &handles[o->a % NHANDLE];
 	struct call c = { .kind = OP_TRY, .rev = &h->rev };
 
-	switch (h->st) {
-	case H_UNUSED:
+	if (handle_not_live(o->ctx, h, &c))
 		return;
-	case H_INERT:
-		RUN(o->ctx, &c, 0);
-		CHECK(!c.ptr);
-		return;
-	case H_DEAD:
-		RUN(o->ctx, &c, 1);
-		CHECK(!c.ptr);
-		return;
-	case H_LIVE:
-		break;
-	}
 	if (h->owner >= 0) {
 		/* Nested or shared: refused with a WARN. */
 		RUN(o->ctx, &c, 1);
@@ -706,18 +710,8 @@ static void op_withdraw_h(struct args *o)
 	struct handle *h = &handles[o->a % NHANDLE];
 	struct call c = { .kind = OP_WITHDRAW_H, .rev = &h->rev };
 
-	switch (h->st) {
-	case H_UNUSED:
+	if (handle_not_live(o->ctx, h, &c))
 		return;
-	case H_INERT:
-		RUN(o->ctx, &c, 0);
-		return;
-	case H_DEAD:
-		RUN(o->ctx, &c, 1);
-		return;
-	case H_LIVE:
-		break;
-	}
 	if (h->owner != o->ctx) {
 		/* Without an access, or someone else's: a WARN, no effect. */
 		RUN(o->ctx, &c, 1);
@@ -737,18 +731,10 @@ static void op_deinit(struct args *o)
 	struct handle *h = &handles[o->a % NHANDLE];
 	struct call c = { .kind = OP_DEINIT, .rev = &h->rev };
 
-	switch (h->st) {
-	case H_UNUSED:
+	if (handle_not_live(o->ctx, h, &c)) {
+		if (h->st == H_INERT)
+			h->st = H_DEAD;
 		return;
-	case H_DEAD:
-		RUN(o->ctx, &c, 1);
-		return;
-	case H_INERT:
-		RUN(o->ctx, &c, 0);
-		h->st = H_DEAD;
-		return;
-	case H_LIVE:
-		break;
 	}
 	if (h->owner < 0) {
 		RUN(o->ctx, &c, 0);
@@ -830,18 +816,23 @@ static void op_async(struct args *o)
 static void op_batch(struct args *o)
 {
 	unsigned int mask = (o->a | o->b << 2) & 0xf, dmask = 0, i, n = 0;
-	unsigned int live = 0, ddoms = 0, dprovs = 0;
-	bool fail = o->c & 1;
+	struct revocable_provider __rcu **live_slots[NPROV];
+	unsigned int live = 0, dprovs = 0;
 	struct call c = { .kind = OP_BATCH };
-	struct gen *gs[NPROV];
+	struct res *res[NPROV];
+	bool fail = o->c & 1;
 	char mode;
 
 	for (i = 0; i < NPROV; i++) {
 		if (!(mask & (1u << i)))
 			continue;
 		c.slots[n++] = &provs[i].slot;
-		if (provs[i].g)
-			dmask |= 1u << provs[i].g->dom;
+		if (!provs[i].g)
+			continue;
+		dmask |= 1u << provs[i].g->dom;
+		dprovs += !!ctxs[o->ctx].held[provs[i].g->dom];
+		live_slots[live] = &provs[i].slot;
+		res[live++] = provs[i].g->res;
 	}
 	c.n = n;
 	mode = revoke_mode(o->ctx, dmask);
@@ -850,44 +841,33 @@ static void op_batch(struct args *o)
 		fail = false;
 	if (!mode || (fail && (o->ctx != 0 || mode == 'b')))
 		return;
-	for (i = 0; i < NPROV; i++) {
-		if (!(mask & (1u << i)) || !provs[i].g)
-			continue;
-		if (ctxs[o->ctx].held[provs[i].g->dom])
-			dprovs++;
-		gs[live++] = prov_detached(&provs[i]);
-	}
-	for (i = 0; i < NDOM; i++)
-		if (dmask & held_mask(o->ctx) & (1u << i))
-			ddoms++;
+	for (i = 0; i < NPROV; i++)
+		if ((mask & (1u << i)) && provs[i].g)
+			prov_detached(&provs[i]);
+	if (fail)
+		compat_alloc_fail_countdown = 1;
 	if (mode == 'd') {
 		/* One WARN per domain; per provider when it falls back. */
 		for (i = 0; i < live; i++)
-			orphans[norphans++] = gs[i]->res;
-		if (fail)
-			compat_alloc_fail_countdown = 1;
-		RUN(o->ctx, &c, fail ? dprovs : ddoms);
+			orphans[norphans++] = res[i];
+		RUN(o->ctx, &c, fail ? dprovs :
+		    __builtin_popcount(dmask & held_mask(o->ctx)));
 		CHECK(c.ret == -EDEADLK, "(%ld)", c.ret);
 		stats.deadlocks++;
 		return;
 	}
-	for (i = 0; i < live; i++)
-		c.free_after[i] = gs[i]->res;
+	memcpy(c.free_after, res, live * sizeof(res[0]));
 	if (mode == 'b') {
 		/*
-		 * Only live slots: the fuzzer's thread goes on once every
-		 * slot reads NULL, and an empty slot it refilled before the
-		 * worker got to it would be revoked too.
+		 * Only the live slots: the fuzzer's thread goes on once their
+		 * resources read NULL, and an empty slot it refilled before
+		 * the worker reached it would be revoked too.
 		 */
-		for (i = 0, n = 0; i < NPROV; i++)
-			if ((mask & (1u << i)) && provs[i].slot)
-				c.slots[n++] = &provs[i].slot;
-		c.n = n;
+		memcpy(c.slots, live_slots, sizeof(live_slots));
+		c.n = live;
 		start_blocked(o->ctx, &c, dmask, live);
 		return;
 	}
-	if (fail)
-		compat_alloc_fail_countdown = 1;
 	RUN(o->ctx, &c, 0);
 	CHECK(c.ret == (long)live, "(%ld, expected %u)", c.ret, live);
 	CHECK(!compat_alloc_fail_countdown);
