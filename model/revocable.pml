@@ -55,32 +55,28 @@ bool revoked;			/* revocable_revoke() returned */
 bool gp_lock;			/* serialises grace periods */
 
 /* The inlines use the caller's locals j, w, ul, lk and k. */
+
+/* sum = every reader's unlock (unl) or lock count under index w */
+inline add_up(sum, unl)
+{
+	sum = 0;
+	k = 0;
+	do
+	:: k < NR ->
+		sum = sum + (unl -> unlockc[2 * k + w] : lockc[2 * k + w]);
+		k++
+	:: else -> break
+	od
+}
+
 inline sum_idx()
 {
-	ul = 0;
-	lk = 0;
 #ifdef BUG_LOCKS_FIRST
-	k = 0;
-	do
-	:: k < NR -> lk = lk + lockc[2 * k + w]; k++
-	:: else -> break
-	od;
-	k = 0;
-	do
-	:: k < NR -> ul = ul + unlockc[2 * k + w]; k++
-	:: else -> break
-	od
+	add_up(lk, 0);
+	add_up(ul, 1)
 #else
-	k = 0;
-	do
-	:: k < NR -> ul = ul + unlockc[2 * k + w]; k++
-	:: else -> break
-	od;
-	k = 0;
-	do
-	:: k < NR -> lk = lk + lockc[2 * k + w]; k++
-	:: else -> break
-	od
+	add_up(ul, 1);
+	add_up(lk, 0)
 #endif
 }
 
