@@ -3,7 +3,6 @@
  * I8: every bad call has a defined result (a return value and/or a counted
  * WARN naming file:line) and never crashes, hangs or leaks.
  */
-#include <string.h>
 
 #include <linux/slab.h>
 

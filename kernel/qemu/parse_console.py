@@ -35,6 +35,7 @@ BAD = [
     (re.compile(r"refcount_t: "), "refcount warning"),
 ]
 WARN = re.compile(r"WARNING:")
+TAP = re.compile(r"^\s*(ok|not ok) (\d+) (\S+)(.*)$")
 KCSAN = re.compile(r"BUG: KCSAN: [a-z-]+ in (.*)$")
 
 
@@ -51,7 +52,6 @@ def our_identifiers(repo):
 def kcsan_is_ours(title, ours):
     funcs = [re.sub(r"\+0x.*$", "", f.strip()) for f in title.split(" / ")]
     return ours is None or any(f in ours for f in funcs)
-TAP = re.compile(r"^\s*(ok|not ok) (\d+) (\S+)(.*)$")
 
 
 def main():
