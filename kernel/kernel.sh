@@ -47,6 +47,28 @@ die() {
 	exit 1
 }
 
+# preflight STAGE: every program the flow runs, with the Debian package
+# that provides it, checked before anything is built, so that a machine
+# missing one stops with its name instead of failing halfway.
+preflight() {
+	local miss=() pair
+	local tools=(make:make gcc:build-essential aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu
+		bc:bc bison:bison flex:flex cpio:cpio xz:xz-utils git:git python3:python3
+		perl:perl gzip:gzip)
+
+	[ "$1" = patches ] || tools+=(qemu-system-aarch64:qemu-system-arm)
+	for pair in "${tools[@]}"; do
+		command -v "${pair%%:*}" >/dev/null || miss+=("${pair#*:}")
+	done
+	if [ "$1" != patches ] && [ ! -f /usr/aarch64-linux-gnu/lib/libc.a ]; then
+		miss+=(libc6-dev-arm64-cross)
+	fi
+	[ -f /usr/include/openssl/ssl.h ] || miss+=(libssl-dev)
+	[ -f /usr/include/libelf.h ] || miss+=(libelf-dev)
+	[ ${#miss[@]} = 0 ] ||
+		die "missing packages: ${miss[*]} (apt-get install them; see README)"
+}
+
 tarball() {
 	local t
 	t=$(dpkg -L linux-source-6.12 2>/dev/null | grep -E '/linux-source-6\.12\.tar\.xz$' | head -n 1)
@@ -173,12 +195,35 @@ selftest_binary() {
 		die "kselftest build failed"
 }
 
+# qemu_failed: QEMU itself refused to start (a missing firmware or ROM
+# file, a bad option).  Its own message is in the log; name the package
+# that provides what it could not find, if we know it.
+qemu_failed() {
+	local msg file pkg=
+
+	msg=$(grep -m1 '^qemu-system-aarch64: ' "$log") || return 0
+	file=$(printf '%s\n' "$msg" | sed -n 's/.*find romfile "\([^"]*\)".*/\1/p')
+	case $file in
+	efi-*.rom | pxe-*.rom) pkg=ipxe-qemu ;;
+	?*) pkg="the package that ships /usr/share/qemu/$file" ;;
+	esac
+	echo "$msg" >&2
+	if [ -n "$pkg" ]; then
+		die "QEMU could not start: $file is missing; install $pkg, or drop the device that needs it"
+	fi
+	die "QEMU could not start: $msg"
+}
+
+# The machine gets only what the run needs: -nodefaults and -nic none
+# drop QEMU's default devices (the virtio NIC of -M virt loads an option
+# ROM from ipxe-qemu, which the README's install line does not bring in).
 boot() {
 	local timeout=${QEMU_TIMEOUT:-900} rc=0
 
 	stage "booting qemu-system-aarch64 -M virt -cpu max -smp 2 (timeout ${timeout}s)"
 	timeout --kill-after=10 "$timeout" qemu-system-aarch64 \
 		-M virt -cpu max,pauth-impdef=on -smp 2 -m 1G \
+		-nodefaults -nic none \
 		-nographic -no-reboot -monitor none -serial stdio \
 		-kernel "$out/arch/arm64/boot/Image" \
 		-initrd "$kdir/initramfs.cpio.gz" \
@@ -186,6 +231,7 @@ boot() {
 		< /dev/null > "$log" 2>&1 || rc=$?
 	[ $rc = 124 ] && stage "QEMU timed out after ${timeout}s"
 	stage "QEMU exited ($rc); console log: $log"
+	[ $rc = 0 ] || qemu_failed
 }
 
 judge_bench() {
@@ -214,6 +260,7 @@ test_run() {
 	judge
 }
 
+preflight "$cmd"
 case $cmd in
 patches)
 	patches
