@@ -3,18 +3,23 @@
 #ifndef _COMPAT_INTERNAL_H
 #define _COMPAT_INTERNAL_H
 
+#include <stddef.h>
 #include <linux/compat_thread.h>
 
 struct srcu_struct;
 
-/* The registry of live thread blocks, plus one for exited threads. */
-extern struct compat_thread compat_graveyard;
+/* The registry of live thread blocks. */
 extern struct compat_thread *compat_threads;
 /* Domain slots in use, for naming them in reports. */
 extern struct srcu_struct *compat_srcu_domains[COMPAT_SRCU_MAX_DOMAINS];
 
 void compat_registry_lock(void);
 void compat_registry_unlock(void);
+
+/* Read-side sections of domain slot @id that thread @t has open. */
+long compat_sections_held(const struct compat_thread *t, int id);
+/* @t's name as the kernel has it now. */
+void compat_thread_name(const struct compat_thread *t, char *buf, size_t len);
 
 /* A full barrier on behalf of every running thread of the process. */
 void compat_mb_all_threads(void);
@@ -28,8 +33,15 @@ void compat_call_rcu(struct rcu_head *head,
 		     void (*func)(struct rcu_head *head));
 void compat_rcu_barrier(void);
 
-/* Called from the exit destructor of a thread that used liburcu. */
-void compat_rcu_thread_exit(void);
+/* fork() hooks, called in this order by thread.c's handlers. */
+void compat_srcu_fork_prepare_callbacks(void);
+void compat_rcu_fork_prepare(void);
+void compat_srcu_fork_prepare_locks(void);
+void compat_srcu_fork_parent(void);
+void compat_rcu_fork_parent(void);
+void compat_srcu_fork_parent_callbacks(void);
+void compat_srcu_fork_child(void);
+void compat_rcu_fork_child(void);
 
 #define compat_for_each_thread(t)					\
 	for ((t) = compat_threads; (t); (t) = (t)->next)

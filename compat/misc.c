@@ -2,11 +2,15 @@
 /* WARN, printk, allocation, time and completions for the compat layer. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <linux/bug.h>
 #include <linux/completion.h>
@@ -86,61 +90,77 @@ unsigned long compat_jiffies(void)
 	return (unsigned long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static long futex(unsigned int *word, int op, unsigned int val,
+		  const struct timespec *abs)
+{
+	return syscall(SYS_futex, word, op, val, abs, NULL,
+		       FUTEX_BITSET_MATCH_ANY);
+}
+
 void init_completion(struct completion *x)
 {
-	pthread_condattr_t attr;
-
-	x->done = 0;
-	pthread_mutex_init(&x->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&x->wait, &attr);
-	pthread_condattr_destroy(&attr);
+	__atomic_store_n(&x->done, 0, __ATOMIC_RELAXED);
 }
 
 void complete(struct completion *x)
 {
-	pthread_mutex_lock(&x->lock);
-	if (x->done != ~0u)
-		x->done++;
-	pthread_cond_signal(&x->wait);
-	pthread_mutex_unlock(&x->lock);
+	unsigned int v = __atomic_load_n(&x->done, __ATOMIC_RELAXED);
+
+	while (v != UINT_MAX &&
+	       !__atomic_compare_exchange_n(&x->done, &v, v + 1, true,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	futex(&x->done, FUTEX_WAKE_PRIVATE, 1, NULL);
 }
 
 void complete_all(struct completion *x)
 {
-	pthread_mutex_lock(&x->lock);
-	x->done = ~0u;
-	pthread_cond_broadcast(&x->wait);
-	pthread_mutex_unlock(&x->lock);
+	__atomic_store_n(&x->done, UINT_MAX, __ATOMIC_RELEASE);
+	futex(&x->done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
 
 bool completion_done(struct completion *x)
 {
-	bool done;
+	return __atomic_load_n(&x->done, __ATOMIC_ACQUIRE) != 0;
+}
 
-	pthread_mutex_lock(&x->lock);
-	done = x->done != 0;
-	pthread_mutex_unlock(&x->lock);
-	return done;
+/* Take one completion; false if none is there yet. */
+static bool completion_take(struct completion *x)
+{
+	unsigned int v = __atomic_load_n(&x->done, __ATOMIC_ACQUIRE);
+
+	while (v) {
+		if (v == UINT_MAX)
+			return true;
+		if (__atomic_compare_exchange_n(&x->done, &v, v - 1, true,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_ACQUIRE))
+			return true;
+	}
+	return false;
+}
+
+/* Wait until @x is completed or CLOCK_MONOTONIC passes @abs (if set). */
+static bool completion_wait(struct completion *x, const struct timespec *abs)
+{
+	while (!completion_take(x)) {
+		if (futex(&x->done, FUTEX_WAIT_BITSET_PRIVATE, 0, abs) &&
+		    errno == ETIMEDOUT)
+			return completion_take(x);
+	}
+	return true;
 }
 
 void wait_for_completion(struct completion *x)
 {
-	pthread_mutex_lock(&x->lock);
-	while (!x->done)
-		pthread_cond_wait(&x->wait, &x->lock);
-	if (x->done != ~0u)
-		x->done--;
-	pthread_mutex_unlock(&x->lock);
+	completion_wait(x, NULL);
 }
 
 unsigned long wait_for_completion_timeout(struct completion *x,
 					  unsigned long timeout)
 {
-	unsigned long start = compat_jiffies(), left = 0;
+	unsigned long start = compat_jiffies(), left;
 	struct timespec ts;
-	int err = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ts.tv_sec += timeout / 1000;
@@ -149,16 +169,8 @@ unsigned long wait_for_completion_timeout(struct completion *x,
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000;
 	}
-	pthread_mutex_lock(&x->lock);
-	while (!x->done && err != ETIMEDOUT)
-		err = pthread_cond_timedwait(&x->wait, &x->lock, &ts);
-	if (x->done) {
-		if (x->done != ~0u)
-			x->done--;
-		left = timeout - (compat_jiffies() - start);
-		if ((long)left < 1)
-			left = 1;
-	}
-	pthread_mutex_unlock(&x->lock);
-	return left;
+	if (!completion_wait(x, &ts))
+		return 0;
+	left = timeout - (compat_jiffies() - start);
+	return (long)left < 1 ? 1 : left;
 }

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * RCU for the compat layer: liburcu's memb flavour, with threads
- * registered on first use.  This file sees liburcu's headers and none of
- * the compat linux/ ones except the thread block, so the two namespaces
- * never meet.
+ * RCU for the compat layer: liburcu's bp ("bulletproof") flavour.  It
+ * registers threads itself on first use, keeps its reader registry out of
+ * thread-local storage (which glibc hands to the next thread a fork()
+ * child creates), and has fork hooks for that registry and for its
+ * call_rcu threads, which thread.c's fork handlers call.  Only the library
+ * uses these read-side sections, briefly; the access fast path is SRCU.
+ * This file sees liburcu's headers and none of the compat linux/ ones
+ * except the thread block, so the two namespaces never meet.
  */
 /*
  * The read side is inlined from liburcu's headers, except under TSan: the
@@ -14,7 +18,7 @@
 #ifndef COMPAT_TSAN
 #define _LGPL_SOURCE
 #endif
-#include <urcu/urcu-memb.h>
+#include <urcu/urcu-bp.h>
 
 #include "compat_internal.h"
 
@@ -50,54 +54,58 @@ static void compat_rcu_tsan_trampoline(struct rcu_head *head)
 }
 #endif
 
-static inline void compat_rcu_register(void)
-{
-	struct compat_thread *t = compat_thread_self();
-
-	if (caa_unlikely(!t->rcu_registered)) {
-		urcu_memb_register_thread();
-		t->rcu_registered = true;
-	}
-}
-
-void compat_rcu_thread_exit(void)
-{
-	urcu_memb_unregister_thread();
-}
-
 void compat_rcu_read_lock(void)
 {
-	compat_rcu_register();
-	urcu_memb_read_lock();
+	urcu_bp_read_lock();
 }
 
 void compat_rcu_read_unlock(void)
 {
 	compat_tsan_release(&compat_rcu_tsan_token);
-	urcu_memb_read_unlock();
+	urcu_bp_read_unlock();
 }
 
 void compat_synchronize_rcu(void)
 {
-	urcu_memb_synchronize_rcu();
+	urcu_bp_synchronize_rcu();
 	compat_tsan_acquire(&compat_rcu_tsan_token);
 }
 
 void compat_call_rcu(struct rcu_head *head,
 		     void (*func)(struct rcu_head *head))
 {
-	compat_rcu_register();
 #ifdef COMPAT_TSAN
 	((struct compat_tsan_rcu_head *)head)->tsan_func = func;
 	func = compat_rcu_tsan_trampoline;
 	compat_tsan_release(&compat_rcu_tsan_token);
 #endif
-	urcu_memb_call_rcu(head, func);
+	urcu_bp_call_rcu(head, func);
 }
 
 void compat_rcu_barrier(void)
 {
-	compat_rcu_register();
-	urcu_memb_barrier();
+	urcu_bp_barrier();
 	compat_tsan_acquire(&compat_rcu_tsan_token);
+}
+
+/*
+ * liburcu's order: its call_rcu threads pause before its registry lock is
+ * taken (they run grace periods), and resume after it is released.
+ */
+void compat_rcu_fork_prepare(void)
+{
+	urcu_bp_call_rcu_before_fork();
+	urcu_bp_before_fork();
+}
+
+void compat_rcu_fork_parent(void)
+{
+	urcu_bp_after_fork_parent();
+	urcu_bp_call_rcu_after_fork_parent();
+}
+
+void compat_rcu_fork_child(void)
+{
+	urcu_bp_after_fork_child();
+	urcu_bp_call_rcu_after_fork_child();
 }

@@ -13,6 +13,17 @@
  * then waits for the index they were using.  As in the kernel, a reader
  * that picked the old index late started after the updater's barrier, so
  * it already sees the update.
+ *
+ * A thread's block leaves the sums when the thread exits, under the same
+ * lock the sums are read under; its sections are released with it (see
+ * thread.c).
+ *
+ * call_srcu() callbacks run on one worker thread per domain, started on
+ * first use.  fork() (thread.c) must find no callback half run and no batch
+ * lost: callbacks run under compat_cb_exec held for reading, which the
+ * prepare handler takes for writing, and the batch a worker has taken off
+ * the queue stays visible in cb_inflight until it starts running, so that
+ * the child can queue it again.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -32,21 +43,12 @@
 
 struct srcu_struct *compat_srcu_domains[COMPAT_SRCU_MAX_DOMAINS];
 
-static long srcu_held_by(const struct compat_thread *t, int id)
-{
-	const struct compat_srcu_counts *c = &t->srcu[id];
-
-	return (long)(READ_ONCE(c->lock[0]) + READ_ONCE(c->lock[1]) -
-		      READ_ONCE(c->unlock[0]) - READ_ONCE(c->unlock[1]));
-}
-
 static unsigned long srcu_sum(int id, int idx, bool unlock)
 {
 	const struct compat_thread *t;
 	unsigned long sum;
 
-	sum = unlock ? compat_graveyard.srcu[id].unlock[idx] :
-		       compat_graveyard.srcu[id].lock[idx];
+	sum = 0;
 	/* Acquire: free on x86, and pairs with the TSan build's release. */
 	compat_for_each_thread(t)
 		sum += __atomic_load_n(unlock ? &t->srcu[id].unlock[idx] :
@@ -144,6 +146,31 @@ void synchronize_srcu(struct srcu_struct *ssp)
 	pthread_mutex_unlock(&ssp->gp_lock);
 }
 
+/* Readers: running callbacks.  Writer: fork()'s prepare handler. */
+static pthread_rwlock_t compat_cb_exec;
+
+static void __attribute__((__constructor__(102))) compat_cb_exec_init(void)
+{
+	pthread_rwlockattr_t attr;
+
+	pthread_rwlockattr_init(&attr);
+	/* fork() must not starve behind a stream of callbacks. */
+	pthread_rwlockattr_setkind_np(&attr,
+		PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&compat_cb_exec, &attr);
+	pthread_rwlockattr_destroy(&attr);
+}
+
+/* Run @func(@head) as a callback of the library: see in_interrupt(). */
+static void srcu_run_callback(rcu_callback_t func, struct rcu_head *head)
+{
+	struct compat_thread *self = compat_thread_self();
+
+	self->in_callback++;
+	func(head);
+	self->in_callback--;
+}
+
 static void *srcu_cb_worker(void *arg)
 {
 	struct srcu_struct *ssp = arg;
@@ -160,23 +187,44 @@ static void *srcu_cb_worker(void *arg)
 		if (!ssp->cb_head)
 			break;
 		list = ssp->cb_head;
+		ssp->cb_inflight = list;
 		ssp->cb_head = NULL;
 		ssp->cb_tail = &ssp->cb_head;
 		pthread_mutex_unlock(&ssp->cb_lock);
 
 		synchronize_srcu(ssp);
+		pthread_rwlock_rdlock(&compat_cb_exec);
+		pthread_mutex_lock(&ssp->cb_lock);
+		ssp->cb_inflight = NULL;
+		pthread_mutex_unlock(&ssp->cb_lock);
 		for (n = 0; list; n++) {
 			next = list->next;
-			list->func(list);
+			srcu_run_callback(list->func, list);
 			list = next;
 		}
 
 		pthread_mutex_lock(&ssp->cb_lock);
 		ssp->cb_done += n;
 		pthread_cond_broadcast(&ssp->cb_done_cond);
+		pthread_rwlock_unlock(&compat_cb_exec);
 	}
 	pthread_mutex_unlock(&ssp->cb_lock);
 	return NULL;
+}
+
+/*
+ * Start the domain's worker if it has work and none is running (first use,
+ * or the first use in a fork() child).  Called with cb_lock held; false if
+ * no thread could be started.
+ */
+static bool srcu_cb_kick(struct srcu_struct *ssp)
+{
+	if (ssp->cb_running || !ssp->cb_head)
+		return true;
+	if (pthread_create(&ssp->cb_worker, NULL, srcu_cb_worker, ssp))
+		return false;
+	ssp->cb_running = true;
+	return true;
 }
 
 void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
@@ -185,25 +233,32 @@ void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
 	head->func = func;
 	head->next = NULL;
 	pthread_mutex_lock(&ssp->cb_lock);
-	if (!ssp->cb_running) {
-		if (pthread_create(&ssp->cb_worker, NULL, srcu_cb_worker, ssp)) {
-			/*
-			 * No thread to defer to: run the grace period here.
-			 * The callback then runs in the caller's context,
-			 * which callers must already tolerate for kfree-like
-			 * work; the kernel never gets here.
-			 */
-			pthread_mutex_unlock(&ssp->cb_lock);
-			WARN_ONCE(1, "call_srcu: cannot start worker, running inline\n");
-			synchronize_srcu(ssp);
-			func(head);
-			return;
-		}
-		ssp->cb_running = true;
-	}
 	*ssp->cb_tail = head;
 	ssp->cb_tail = &head->next;
 	ssp->cb_queued++;
+	if (!srcu_cb_kick(ssp)) {
+		/*
+		 * No thread to defer to: take the callback back and run the
+		 * grace period here.  The callback then runs in the
+		 * caller's context, which callers must already tolerate for
+		 * kfree-like work; the kernel never gets here.
+		 */
+		struct rcu_head **pp = &ssp->cb_head;
+
+		while (*pp != head)
+			pp = &(*pp)->next;
+		*pp = NULL;
+		ssp->cb_tail = pp;
+		pthread_mutex_unlock(&ssp->cb_lock);
+		WARN_ONCE(1, "call_srcu: cannot start worker, running inline\n");
+		synchronize_srcu(ssp);
+		srcu_run_callback(func, head);
+		pthread_mutex_lock(&ssp->cb_lock);
+		ssp->cb_done++;
+		pthread_cond_broadcast(&ssp->cb_done_cond);
+		pthread_mutex_unlock(&ssp->cb_lock);
+		return;
+	}
 	pthread_cond_signal(&ssp->cb_cond);
 	pthread_mutex_unlock(&ssp->cb_lock);
 }
@@ -214,6 +269,8 @@ void srcu_barrier(struct srcu_struct *ssp)
 
 	pthread_mutex_lock(&ssp->cb_lock);
 	target = ssp->cb_queued;
+	if (!srcu_cb_kick(ssp))
+		WARN_ONCE(1, "srcu_barrier: cannot start worker\n");
 	while ((long)(ssp->cb_done - target) < 0)
 		pthread_cond_wait(&ssp->cb_done_cond, &ssp->cb_lock);
 	pthread_mutex_unlock(&ssp->cb_lock);
@@ -236,9 +293,9 @@ void cleanup_srcu_struct(struct srcu_struct *ssp)
 	ssp->cb_running = false;
 
 	compat_registry_lock();
-	held = srcu_held_by(&compat_graveyard, ssp->id);
+	held = 0;
 	compat_for_each_thread(t)
-		held += srcu_held_by(t, ssp->id);
+		held += compat_sections_held(t, ssp->id);
 	/*
 	 * Readers still inside: keep the slot reserved forever rather than
 	 * hand unbalanced counts to the next domain.
@@ -258,12 +315,13 @@ int srcu_read_lock_held(const struct srcu_struct *ssp)
 {
 	const struct compat_thread *t = compat_self;
 
-	return t && ssp->id >= 0 && srcu_held_by(t, ssp->id) > 0;
+	return t && ssp->id >= 0 && compat_sections_held(t, ssp->id) > 0;
 }
 
 void debug_show_all_locks(void)
 {
 	const struct compat_thread *t;
+	char name[16];
 	long held;
 	int id;
 
@@ -273,13 +331,89 @@ void debug_show_all_locks(void)
 		for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++) {
 			if (!compat_srcu_domains[id])
 				continue;
-			held = srcu_held_by(t, id);
-			if (held > 0)
-				fprintf(compat_log_stream(),
-					"  thread %d (%s): %ld section(s) of domain %s\n",
-					t->tid, t->name[0] ? t->name : "?",
-					held, compat_srcu_domains[id]->name);
+			held = compat_sections_held(t, id);
+			if (held <= 0)
+				continue;
+			compat_thread_name(t, name, sizeof(name));
+			fprintf(compat_log_stream(),
+				"  thread %d (%s): %ld access(es) in SRCU %s\n",
+				t->tid, name, held, compat_srcu_domains[id]->name);
 		}
 	}
 	compat_registry_unlock();
+}
+
+/* ----- fork (called by thread.c's handlers) ------------------------------ */
+
+void compat_srcu_fork_prepare_callbacks(void)
+{
+	pthread_rwlock_wrlock(&compat_cb_exec);
+}
+
+/* Registry lock held: the set of domains cannot change. */
+void compat_srcu_fork_prepare_locks(void)
+{
+	int id;
+
+	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++)
+		if (compat_srcu_domains[id])
+			pthread_mutex_lock(&compat_srcu_domains[id]->cb_lock);
+}
+
+void compat_srcu_fork_parent(void)
+{
+	int id;
+
+	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++)
+		if (compat_srcu_domains[id])
+			pthread_mutex_unlock(&compat_srcu_domains[id]->cb_lock);
+}
+
+void compat_srcu_fork_parent_callbacks(void)
+{
+	pthread_rwlock_unlock(&compat_cb_exec);
+}
+
+static void srcu_fork_child_domain(struct srcu_struct *ssp)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	pthread_condattr_t attr;
+	struct rcu_head *tail;
+
+	/*
+	 * A grace period another thread had under way is abandoned with
+	 * it; the next one starts from whatever index it left, which is
+	 * as correct as any starting point.  Waiters on the conditions
+	 * were other threads: the conditions are made anew too.
+	 */
+	ssp->gp_lock = fresh;
+	ssp->cb_lock = fresh;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&ssp->cb_cond, &attr);
+	pthread_cond_init(&ssp->cb_done_cond, &attr);
+	pthread_condattr_destroy(&attr);
+
+	/* The worker's batch had not started: it goes first again. */
+	if (ssp->cb_inflight) {
+		for (tail = ssp->cb_inflight; tail->next; tail = tail->next)
+			;
+		tail->next = ssp->cb_head;
+		if (!ssp->cb_head)
+			ssp->cb_tail = &tail->next;
+		ssp->cb_head = ssp->cb_inflight;
+		ssp->cb_inflight = NULL;
+	}
+	/* Started again by the next call_srcu() or srcu_barrier(). */
+	ssp->cb_running = false;
+}
+
+void compat_srcu_fork_child(void)
+{
+	int id;
+
+	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++)
+		if (compat_srcu_domains[id])
+			srcu_fork_child_domain(compat_srcu_domains[id]);
+	compat_cb_exec_init();
 }

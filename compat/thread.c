@@ -1,14 +1,27 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Thread registration for the compat layer.
+ * Thread registration and fork() for the compat layer.
  *
- * A thread's block is registered the first time the thread enters a
- * read-side section (or asks for "current"), and unregistered by a
- * pthread key destructor when the thread exits.  On exit its SRCU counts
- * are folded into the graveyard block, so that a read-side section that a
- * dead thread began and another thread ended still balances.
+ * A thread's block is allocated and registered the first time the thread
+ * enters a read-side section (or asks for "current"), and unregistered and
+ * freed by a pthread key destructor when the thread exits: on return from
+ * its start routine, pthread_exit() or cancellation alike.
+ *
+ * A thread that exits inside SRCU read-side sections can never end them.
+ * The kernel's answer is a lockdep report; ours is a WARN naming the thread
+ * and the number of sections, after which its counts leave the sums with
+ * the block: the sections are released, and grace periods that waited for
+ * them complete.  Nothing the thread did can still be running.
+ *
+ * fork() copies only the calling thread.  The handlers registered here
+ * bring every lock the child needs across in a known state (or make it
+ * anew), drop the blocks of the threads that were not copied (with their
+ * read-side sections), requeue SRCU callbacks whose worker is gone, and
+ * run liburcu-bp's own fork hooks for its registry and call_rcu threads.
+ * Service threads are started again on demand in the child.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,19 +30,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <linux/bug.h>
+
 #include "compat_internal.h"
 
 __thread struct compat_thread *compat_self
 	__attribute__((__tls_model__("initial-exec")));
-static __thread struct compat_thread compat_block;
 
-struct compat_thread compat_graveyard;
 struct compat_thread *compat_threads;
 bool compat_has_membarrier;
 
 static pthread_mutex_t registry_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static unsigned long next_token = 1;
 
 void compat_registry_lock(void)
 {
@@ -46,18 +60,6 @@ static long sys_membarrier(int cmd)
 	return syscall(__NR_membarrier, cmd, 0, 0);
 }
 
-/* Runs before any constructor that could start a reader. */
-static void __attribute__((__constructor__(101))) compat_membarrier_init(void)
-{
-	long cmds = sys_membarrier(MEMBARRIER_CMD_QUERY);
-
-	if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED))
-		return;
-	if (sys_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED))
-		return;
-	compat_has_membarrier = true;
-}
-
 void compat_mb_all_threads(void)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -70,37 +72,96 @@ void compat_mb_all_threads(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-static void compat_thread_exit(void *arg)
+long compat_sections_held(const struct compat_thread *t, int id)
 {
-	struct compat_thread *t = arg;
-	int i, idx;
+	const struct compat_srcu_counts *c = &t->srcu[id];
 
-	compat_registry_lock();
-	for (i = 0; i < COMPAT_SRCU_MAX_DOMAINS; i++) {
-		for (idx = 0; idx < 2; idx++) {
-			compat_graveyard.srcu[i].lock[idx] +=
-				READ_ONCE(t->srcu[i].lock[idx]);
-			compat_graveyard.srcu[i].unlock[idx] +=
-				READ_ONCE(t->srcu[i].unlock[idx]);
-		}
+	return (long)(READ_ONCE(c->lock[0]) + READ_ONCE(c->lock[1]) -
+		      READ_ONCE(c->unlock[0]) - READ_ONCE(c->unlock[1]));
+}
+
+static long sections_held_all(const struct compat_thread *t)
+{
+	long held = 0;
+	int id;
+
+	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++)
+		held += compat_sections_held(t, id);
+	return held;
+}
+
+/* The thread's name as the kernel has it now (it may have been renamed). */
+void compat_thread_name(const struct compat_thread *t, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", t->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
 	}
-	/*
-	 * Counted now: should a later destructor of this thread use the
-	 * library again, the block is registered afresh from zero.
-	 */
-	memset(t->srcu, 0, sizeof(t->srcu));
+	if (n <= 0) {
+		snprintf(buf, len, "%s", t->name[0] ? t->name : "?");
+		return;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Called with the registry lock held. */
+static void registry_unlink(struct compat_thread *t)
+{
 	if (t->prev)
 		t->prev->next = t->next;
 	else
 		compat_threads = t->next;
 	if (t->next)
 		t->next->prev = t->prev;
+}
+
+static void compat_thread_exit(void *arg)
+{
+	struct compat_thread *t = arg;
+	char name[16];
+	long held;
+
+	/*
+	 * The grace-period side reads the sums under the registry lock, so
+	 * the block leaves them at once, balanced or not: the sections it
+	 * still had open are released here.
+	 */
+	compat_registry_lock();
+	held = sections_held_all(t);
+	registry_unlink(t);
 	compat_registry_unlock();
 
-	if (t->rcu_registered)
-		compat_rcu_thread_exit();
-	t->rcu_registered = false;
+	if (held) {
+		if (pthread_getname_np(pthread_self(), name, sizeof(name)))
+			snprintf(name, sizeof(name), "%s", t->name);
+		WARN(1, "thread %d (%s) exited inside %ld access(es); released\n",
+		     t->tid, name, held);
+	}
 	compat_self = NULL;
+	free(t);
+}
+
+bool compat_token_exited(unsigned long token)
+{
+	const struct compat_thread *t;
+	bool found = false;
+
+	compat_registry_lock();
+	compat_for_each_thread(t) {
+		if (t->token == token) {
+			found = true;
+			break;
+		}
+	}
+	compat_registry_unlock();
+	return !found;
 }
 
 static void compat_make_exit_key(void)
@@ -113,9 +174,15 @@ static void compat_make_exit_key(void)
 
 struct compat_thread *compat_thread_register(void)
 {
-	struct compat_thread *t = &compat_block;
+	struct compat_thread *t;
 
 	pthread_once(&exit_key_once, compat_make_exit_key);
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		fprintf(stderr, "revocable: no memory for a thread block\n");
+		abort();
+	}
+	t->token = __atomic_fetch_add(&next_token, 1, __ATOMIC_RELAXED);
 	t->tid = (int)syscall(SYS_gettid);
 	if (pthread_getname_np(pthread_self(), t->name, sizeof(t->name)))
 		t->name[0] = '\0';
@@ -128,7 +195,79 @@ struct compat_thread *compat_thread_register(void)
 	compat_threads = t;
 	compat_registry_unlock();
 
-	pthread_setspecific(exit_key, t);
+	if (pthread_setspecific(exit_key, t)) {
+		fprintf(stderr, "revocable: cannot register the thread's exit\n");
+		abort();
+	}
 	compat_self = t;
 	return t;
+}
+
+/* ----- fork -------------------------------------------------------------- */
+
+/*
+ * Lock order, here as everywhere: SRCU callbacks (not running), liburcu's,
+ * the registry, then each domain's callback lock.  None of these is held
+ * for long: a grace period in progress holds only its domain's gp_lock,
+ * which is not taken here (the child makes it anew).
+ */
+static void compat_fork_prepare(void)
+{
+	compat_srcu_fork_prepare_callbacks();
+	compat_rcu_fork_prepare();
+	compat_registry_lock();
+	compat_srcu_fork_prepare_locks();
+}
+
+static void compat_fork_parent(void)
+{
+	compat_srcu_fork_parent();
+	compat_registry_unlock();
+	compat_rcu_fork_parent();
+	compat_srcu_fork_parent_callbacks();
+}
+
+/*
+ * Only this thread was copied.  The others' blocks go, and with them their
+ * read-side sections: nothing of theirs runs here.  Their tokens are then
+ * dead, so handles they owned can be taken over (revocable_try_access()).
+ */
+static void compat_fork_child(void)
+{
+	struct compat_thread *t, *next, *self = compat_self;
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	for (t = compat_threads; t; t = next) {
+		next = t->next;
+		if (t == self)
+			continue;
+		registry_unlink(t);
+		free(t);
+	}
+	if (self)
+		self->tid = (int)syscall(SYS_gettid);
+	registry_mutex = fresh;
+	/* Registration normally comes along with the mm; make sure. */
+	if (compat_has_membarrier &&
+	    sys_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED))
+		compat_has_membarrier = false;
+	compat_srcu_fork_child();
+	compat_rcu_fork_child();
+}
+
+/* Runs before any constructor that could start a reader. */
+static void __attribute__((__constructor__(101))) compat_thread_init(void)
+{
+	long cmds = sys_membarrier(MEMBARRIER_CMD_QUERY);
+
+	if (pthread_atfork(compat_fork_prepare, compat_fork_parent,
+			   compat_fork_child)) {
+		fprintf(stderr, "revocable: cannot register fork handlers\n");
+		abort();
+	}
+	if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED))
+		return;
+	if (sys_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED))
+		return;
+	compat_has_membarrier = true;
 }

@@ -32,9 +32,11 @@
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/export.h>
+#include <linux/irqflags.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/kref.h>
+#include <linux/preempt.h>
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
 #include <linux/revocable.h>
@@ -44,6 +46,16 @@
 
 /* Report a revoke that waits longer than this for readers, by default. */
 #define REVOCABLE_SLOW_MS_DEFAULT	2000
+
+/*
+ * Userspace defines this: a thread that exited (or was not copied by
+ * fork()) while it owned a handle had its read-side sections released, so
+ * the handle is idle.  In the kernel a task that exits inside an access is
+ * a bug lockdep reports, and its handle stays owned.
+ */
+#ifndef task_exited_owner
+#define task_exited_owner(owner)	false
+#endif
 
 /* What rev->rp holds once revocable_deinit() ran. */
 #define REVOCABLE_HANDLE_DEAD	((struct revocable_provider *)ERR_PTR(-ESTALE))
@@ -76,6 +88,19 @@ static struct revocable_domain revocable_default = {
 	.slow_ms = REVOCABLE_SLOW_MS_DEFAULT,
 };
 
+/*
+ * Waiting here would deadlock or sleep where sleeping is not allowed: in a
+ * callback the library runs (a done callback runs where grace periods end)
+ * or in atomic context.  Callers warn, naming themselves, and finish in
+ * the background where they can.
+ */
+static bool revocable_cannot_wait(const char *fn)
+{
+	return WARN(in_interrupt() || irqs_disabled(),
+		    "%s() from a callback or atomic context would deadlock\n",
+		    fn);
+}
+
 struct revocable_domain *revocable_default_domain(void)
 {
 	return &revocable_default;
@@ -102,7 +127,7 @@ EXPORT_SYMBOL_GPL(revocable_domain_alloc);
 
 void revocable_domain_barrier(struct revocable_domain *dom)
 {
-	if (WARN_ON(!dom))
+	if (WARN_ON(!dom) || revocable_cannot_wait(__func__))
 		return;
 	/* Async revokes drop references, and released shells are freed. */
 	srcu_barrier(dom->ssp);
@@ -118,6 +143,8 @@ int revocable_domain_free(struct revocable_domain *dom)
 		return 0;
 	if (WARN_ON(dom == &revocable_default))
 		return -EINVAL;
+	if (revocable_cannot_wait(__func__))
+		return -EDEADLK;
 	revocable_domain_barrier(dom);
 	left = atomic_long_read(&dom->providers);
 	if (WARN(left, "domain %s freed with %ld providers left\n",
@@ -323,7 +350,8 @@ int revocable_revoke(struct revocable_provider __rcu **rpp)
 
 	if (IS_ERR_OR_NULL(rp))
 		return PTR_ERR_OR_ZERO(rp);
-	if (WARN(revocable_inside_access(rp->dom),
+	if (revocable_cannot_wait(__func__) ||
+	    WARN(revocable_inside_access(rp->dom),
 		 "revoke inside an access of domain %s would deadlock\n",
 		 rp->dom->name)) {
 		revocable_finish_later(rp, NULL, NULL);
@@ -366,6 +394,11 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 		return 0;
 	if (WARN_ON(!rpps))
 		return -EINVAL;
+	if (revocable_cannot_wait(__func__)) {
+		for (i = 0; i < n; i++)
+			revocable_revoke_async(rpps[i], NULL, NULL);
+		return -EDEADLK;
+	}
 	rps = kmalloc_array(2 * (size_t)n, sizeof(*rps), GFP_KERNEL);
 	if (!rps) {
 		/* Correct, only slower: one wait per provider. */
@@ -432,6 +465,10 @@ int revocable_revoke_wait(struct revocable_provider *rp)
 	if (WARN(rcu_access_pointer(rp->res),
 		 "revoke wait on a provider whose revoke did not begin\n"))
 		return -EINVAL;
+	if (revocable_cannot_wait(__func__)) {
+		revocable_finish_later(rp, NULL, NULL);
+		return -EDEADLK;
+	}
 	if (WARN(revocable_inside_access(rp->dom),
 		 "revoke wait inside an access of domain %s would deadlock\n",
 		 rp->dom->name))
@@ -513,6 +550,12 @@ static bool revocable_claim(struct revocable *rev)
 	}
 	if (likely(!old))
 		return true;
+	if (old != me && task_exited_owner(old) &&
+	    try_cmpxchg(&rev->owner, &old, me)) {
+		/* Its owner is gone, and its access with it. */
+		rev->refused = 0;
+		return true;
+	}
 	if (old == me)
 		rev->refused++;
 	WARN_ONCE(1, "handle %p is already inside an access (%s)\n", rev,
@@ -580,6 +623,11 @@ void revocable_deinit(struct revocable *rev)
 	if (WARN(IS_ERR(rev->rp), "deinit of a deinitialised handle\n"))
 		return;
 	owner = READ_ONCE(rev->owner);
+	if (owner && owner != current && task_exited_owner(owner)) {
+		/* Its owner is gone, and its access with it. */
+		owner = NULL;
+		WRITE_ONCE(rev->owner, NULL);
+	}
 	if (owner) {
 		WARN(1, "deinit of a handle inside an access\n");
 		if (owner != current)

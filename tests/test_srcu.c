@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The compat layer's userspace SRCU and shims, tested directly. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+
 #include <linux/kref.h>
 #include <linux/srcu.h>
 
@@ -90,23 +94,30 @@ END_TEST
 
 static void *lock_and_exit(void *arg)
 {
+	pthread_setname_np(pthread_self(), "leaver");
 	*(int *)arg = srcu_read_lock(&srcu_a);
 	return NULL;
 }
 
-/* A section begun by a thread that then exits, ended by another thread. */
-START_TEST(section_ending_after_its_thread_exited_balances)
+/*
+ * A section left open by a thread that exits is released with it, with a
+ * WARN naming the thread; grace periods do not wait for it.
+ */
+START_TEST(section_left_open_by_an_exiting_thread_is_released)
 {
 	struct syncer s = { .ssp = &srcu_a };
+	unsigned long warns = compat_warn_count();
 	pthread_t t;
 	int idx;
 
 	pthread_create(&t, NULL, lock_and_exit, &idx);
 	pthread_join(t, NULL);
+	ck_assert_uint_eq(compat_warn_count(), warns + 1);
+	ck_assert_msg(!strncmp(compat_warn_last_site(), "thread.c:", 9),
+		      "WARN at %s", compat_warn_last_site());
 	test_thread_start(&s.thread, sync_fn, &s);
-	ck_assert(!test_thread_join(&s.thread, 100));
-	srcu_read_unlock(&srcu_a, idx);
 	JOIN_OR_FAIL(&s.thread, 5000);
+	ck_assert(!srcu_read_lock_held(&srcu_a));
 }
 END_TEST
 
@@ -229,7 +240,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, read_lock_returns_index_that_flips_per_grace_period);
 	tcase_add_test(tc, synchronize_waits_for_sleeping_reader);
 	tcase_add_test(tc, synchronize_ignores_readers_of_other_domains);
-	tcase_add_test(tc, section_ending_after_its_thread_exited_balances);
+	tcase_add_test(tc, section_left_open_by_an_exiting_thread_is_released);
 	tcase_add_test(tc, call_srcu_runs_after_readers_in_order);
 	tcase_add_test(tc, read_lock_held_is_per_thread);
 	tcase_add_test(tc, cleanup_with_reader_inside_warns_and_keeps_slot);

@@ -27,6 +27,10 @@
 		__old;							\
 	})
 
+#define try_cmpxchg(ptr, oldp, new)					\
+	__atomic_compare_exchange_n((ptr), (oldp), (new), false,	\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+
 #define atomic_read(v)		__atomic_load_n(&(v)->counter, __ATOMIC_RELAXED)
 #define atomic_set(v, i)	__atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED)
 #define atomic_inc(v)		((void)__atomic_add_fetch(&(v)->counter, 1, __ATOMIC_RELAXED))

@@ -2,12 +2,18 @@
 /*
  * Per-thread state of the compat layer (no kernel counterpart).
  *
- * Each thread that uses the library gets one block, registered on its first
- * read-side section and unregistered by a thread-specific-data destructor
- * when it exits, so users never call a registration function.  The block
- * holds the thread's SRCU counters: for every domain slot, lock and unlock
- * counts for both read indices.  Only the owning thread stores to them;
- * grace-period code only loads them.
+ * Each thread that uses the library gets one block, allocated on the heap
+ * and registered on its first read-side section; a thread-specific-data
+ * destructor unregisters and frees it when the thread exits, so users never
+ * call a registration function.  The only thread-local variable is the
+ * pointer to the block.  The block holds the thread's SRCU counters: for
+ * every domain slot, lock and unlock counts for both read indices.  Only
+ * the owning thread stores to them; grace-period code only loads them.
+ *
+ * Read-side sections belong to the thread that began them (as lockdep
+ * requires in the kernel).  A thread that exits with sections still open is
+ * reported and its sections are released; a fork() child keeps only the
+ * forking thread (see thread.c).
  */
 #ifndef _COMPAT_LINUX_COMPAT_THREAD_H
 #define _COMPAT_LINUX_COMPAT_THREAD_H
@@ -24,9 +30,12 @@ struct compat_srcu_counts {
 
 struct compat_thread {
 	struct compat_srcu_counts srcu[COMPAT_SRCU_MAX_DOMAINS];
+	/* "current": never reused, so a dead thread's token stays dead. */
+	unsigned long token;
+	/* Nonzero while the thread runs a callback of the library. */
+	unsigned int in_callback;
 	struct compat_thread *next;
 	struct compat_thread *prev;
-	bool rcu_registered;
 	int tid;
 	char name[16];
 };
@@ -44,6 +53,9 @@ static __always_inline struct compat_thread *compat_thread_self(void)
 		t = compat_thread_register();
 	return t;
 }
+
+/* Whether no live thread of this process has @token as its "current". */
+bool compat_token_exited(unsigned long token);
 
 /*
  * With membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) the grace-period side

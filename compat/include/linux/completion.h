@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Userspace stand-in for <linux/completion.h>, on a mutex and a condvar. */
+/*
+ * Userspace stand-in for <linux/completion.h>, on a futex word.  Not on a
+ * condition variable: in a fork() child, a condition variable copied with
+ * waiters of threads that were not copied can block the signalling side
+ * for good, while a futex wake never waits for anyone.
+ */
 #ifndef _COMPAT_LINUX_COMPLETION_H
 #define _COMPAT_LINUX_COMPLETION_H
 
-#include <pthread.h>
 #include <linux/types.h>
 
 struct completion {
-	unsigned int done;
-	pthread_mutex_t lock;
-	pthread_cond_t wait;
+	unsigned int done;		/* UINT_MAX: completed for all */
 };
 
 void init_completion(struct completion *x);

@@ -28,6 +28,7 @@ struct srcu_struct {
 	pthread_cond_t cb_done_cond;
 	struct rcu_head *cb_head;
 	struct rcu_head **cb_tail;
+	struct rcu_head *cb_inflight;	/* taken, waiting for its grace period */
 	unsigned long cb_queued;
 	unsigned long cb_done;
 	pthread_t cb_worker;

@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Threads that come and go, cancellation and fork(): what a daemon does.
+ *
+ * - A thread that exits inside an access (return from its start routine,
+ *   pthread_exit(), cancellation) has its accesses released, with a WARN
+ *   naming it; revokes complete; handles it owned can be used by others.
+ * - fork() after the library's service threads started, with other threads
+ *   inside accesses, and the threads a child then creates: revokes of every
+ *   kind and barriers work in the child, in a fork of the child, and in the
+ *   parent, which is untouched.
+ * - The slow-revoke report names the threads that are inside accesses.
+ *
+ * This file is built twice: plain (C's default, no -fexceptions: the scope
+ * macros' cleanup does not run when a thread is cancelled, the exit
+ * handler releases the access with a WARN) and with -fexceptions
+ * (test_threads_unwind: cancellation unwinds through the cleanup, silently).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/printk.h>
+#include <linux/srcu.h>
+
+#include "testutil.h"
+
+#ifdef __EXCEPTIONS
+#define CANCEL_WARNS 0		/* the cleanup ran during unwinding */
+#else
+#define CANCEL_WARNS 1		/* the exit handler released the access */
+#endif
+
+/* ----- helpers ----------------------------------------------------------- */
+
+static char *log_buf;
+static size_t log_len;
+
+/* Capture what the library prints (WARNs, reports) from now on. */
+static void log_capture(void)
+{
+	compat_log = open_memstream(&log_buf, &log_len);
+	ck_assert_ptr_nonnull(compat_log);
+}
+
+static const char *log_text(void)
+{
+	fflush(compat_log);
+	return log_buf ? log_buf : "";
+}
+
+static void log_end(void)
+{
+	FILE *f = compat_log;
+
+	compat_log = NULL;
+	if (f)
+		fclose(f);
+	free(log_buf);
+	log_buf = NULL;
+}
+
+static void free_res(void *arg)
+{
+	test_res_free(arg);
+}
+
+/* A revoke of @slot that must return within @ms, on another thread. */
+static int revoke_bounded(struct revocable_provider __rcu **slot,
+			  unsigned int ms)
+{
+	struct test_revoker r = { .slot = slot };
+
+	test_revoker_start(&r);
+	JOIN_OR_FAIL(&r.thread, ms);
+	return r.ret;
+}
+
+/* In a fork() child: fail by exit status, never by Check. */
+#define CHILD_CHECK(cond)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "child %d: %s:%d: %s\n",	\
+				(int)getpid(), __FILE__, __LINE__, #cond); \
+			_exit(1);					\
+		}							\
+	} while (0)
+
+/* Run @fn in a fork() child under a watchdog; 0 when it exited 0. */
+static int in_child(int (*fn)(void *arg), void *arg, unsigned int ms)
+{
+	unsigned long end = test_now_ms() + test_bound_ms(ms);
+	int status = 0;
+	pid_t pid, got;
+
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		alarm((unsigned int)(test_bound_ms(ms) / 1000 + 2));
+		_exit(fn(arg));
+	}
+	while ((got = waitpid(pid, &status, WNOHANG)) == 0) {
+		if (test_now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			fprintf(stderr, "child %d hung (killed)\n", (int)pid);
+			return -1;
+		}
+		test_sleep_ms(5);
+	}
+	ck_assert_int_eq(got, pid);
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "child %d killed by signal %d\n", (int)pid,
+			WTERMSIG(status));
+		return -1;
+	}
+	return WEXITSTATUS(status);
+}
+
+/* ----- thread exit ------------------------------------------------------- */
+
+struct leaver {
+	struct revocable_provider *ref;
+	struct revocable *handle;	/* try_access through it, if set */
+	int how;			/* 0 return, 1 pthread_exit */
+	void *res;
+};
+
+static void *leave_inside_access(void *arg)
+{
+	struct leaver *l = arg;
+	struct revocable acc;
+
+	pthread_setname_np(pthread_self(), "leaver");
+	if (l->handle)
+		l->res = revocable_try_access(l->handle);
+	else
+		l->res = revocable_access(l->ref, &acc);
+	if (l->how == 1)
+		pthread_exit(NULL);
+	return NULL;
+}
+
+static void exit_inside_access(int how)
+{
+	struct test_res *res = test_res_new();
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(res);
+	struct leaver l = { .ref = rp, .how = how };
+	unsigned long w;
+	pthread_t t;
+
+	log_capture();
+	w = compat_warn_count();
+	ck_assert_int_eq(pthread_create(&t, NULL, leave_inside_access, &l), 0);
+	pthread_join(t, NULL);
+	ck_assert_ptr_eq(l.res, res);
+	ck_assert_uint_eq(compat_warn_count(), w + 1);
+	ck_assert_msg(strstr(log_text(), "(leaver) exited inside 1 access(es)"),
+		      "report: %s", log_text());
+	/* Every later revoke of the domain completes too. */
+	ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+	test_res_free(res);
+	rp = revocable_provider_alloc((void *)1);
+	ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+	log_end();
+}
+
+START_TEST(return_inside_access_is_released)
+{
+	exit_inside_access(0);
+}
+END_TEST
+
+START_TEST(pthread_exit_inside_access_is_released)
+{
+	exit_inside_access(1);
+}
+END_TEST
+
+static void *take_over(void *arg)
+{
+	struct revocable *rev = arg;
+	void *res = revocable_try_access(rev);
+
+	if (res)
+		revocable_withdraw_access(rev);
+	return res;
+}
+
+/* A handle owned by a thread that exited is idle for everyone else. */
+START_TEST(handle_of_an_exited_thread_is_idle)
+{
+	struct test_res *res = test_res_new();
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(res);
+	struct revocable *rev = malloc(sizeof(*rev));
+	struct leaver l = { .how = 1 };
+	unsigned long w;
+	pthread_t t;
+	void *got;
+
+	ck_assert_int_eq(revocable_init(rp, rev), 0);
+	l.handle = rev;
+	w = compat_warn_count();
+	ck_assert_int_eq(pthread_create(&t, NULL, leave_inside_access, &l), 0);
+	pthread_join(t, NULL);
+	ck_assert_ptr_eq(l.res, res);
+	ck_assert_uint_eq(compat_warn_count(), w + 1);
+
+	/* Another thread, then this one: no WARN, the resource. */
+	ck_assert_int_eq(pthread_create(&t, NULL, take_over, rev), 0);
+	pthread_join(t, &got);
+	ck_assert_ptr_eq(got, res);
+	ck_assert_ptr_eq(revocable_try_access(rev), res);
+	revocable_withdraw_access(rev);
+	ck_assert_uint_eq(compat_warn_count(), w + 1);
+
+	/* And deinit after an owner died inside it works without a WARN. */
+	ck_assert_int_eq(pthread_create(&t, NULL, leave_inside_access, &l), 0);
+	pthread_join(t, NULL);
+	w = compat_warn_count();
+	revocable_deinit(rev);
+	ck_assert_uint_eq(compat_warn_count(), w);
+	ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+	free(rev);
+	test_res_free(res);
+}
+END_TEST
+
+/* Threads that come and go, some leaving accesses open, in a loop. */
+static void *churn_one(void *arg)
+{
+	struct revocable_provider *ref = arg;
+	struct revocable acc;
+	unsigned long i;
+
+	for (i = 0; i < 50; i++) {
+		revocable_access(ref, &acc);
+		revocable_withdraw_access(&acc);
+	}
+	if ((uintptr_t)pthread_self() & 64)
+		revocable_access(ref, &acc);	/* leave one open */
+	return NULL;
+}
+
+START_TEST(thread_churn_with_open_accesses)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *ref;
+	pthread_t t[8];
+	int round, i;
+
+	for (round = 0; round < 20; round++) {
+		rp = revocable_provider_alloc((void *)1);
+		ref = revocable_provider_get_rcu(&rp);
+		for (i = 0; i < 8; i++)
+			ck_assert_int_eq(pthread_create(&t[i], NULL, churn_one, ref), 0);
+		for (i = 0; i < 8; i++)
+			pthread_join(t[i], NULL);
+		ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+		revocable_provider_put(ref);
+	}
+}
+END_TEST
+
+/* ----- cancellation ------------------------------------------------------ */
+
+struct blocker {
+	struct revocable_provider *ref;
+	struct revocable *handle;
+	int form;			/* 0 SCOPED, 1 WITH, 2 handle */
+	int fd;
+	struct completion inside;
+};
+
+static void *block_in_read(void *arg)
+{
+	struct blocker *b = arg;
+	char c;
+
+	switch (b->form) {
+	case 0: {
+		struct test_res *res;
+
+		REVOCABLE_TRY_ACCESS_SCOPED(b->ref, res) {
+			if (!res)
+				return NULL;
+			complete(&b->inside);
+			if (read(b->fd, &c, 1) < 0)
+				return NULL;
+		}
+		break;
+	}
+	case 1: {
+		struct test_res *res;
+
+		REVOCABLE_TRY_ACCESS_WITH(b->ref, res);
+		if (!res)
+			return NULL;
+		complete(&b->inside);
+		if (read(b->fd, &c, 1) < 0)
+			return NULL;
+		break;
+	}
+	default:
+		revocable_try_access(b->handle);
+		complete(&b->inside);
+		if (read(b->fd, &c, 1) < 0)
+			return NULL;
+		revocable_withdraw_access(b->handle);
+		break;
+	}
+	return NULL;
+}
+
+static void cancel_inside_access(int form)
+{
+	struct test_res *res = test_res_new();
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(res);
+	struct revocable rev;
+	struct blocker b = { .ref = rp, .form = form };
+	unsigned long w;
+	int fds[2];
+	void *ret;
+	pthread_t t;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	b.fd = fds[0];
+	init_completion(&b.inside);
+	if (form == 2) {
+		ck_assert_int_eq(revocable_init(rp, &rev), 0);
+		b.handle = &rev;
+	}
+	w = compat_warn_count();
+	ck_assert_int_eq(pthread_create(&t, NULL, block_in_read, &b), 0);
+	WAIT_OR_FAIL(&b.inside, 5000);
+	test_sleep_ms(10);		/* into read() */
+	ck_assert_int_eq(pthread_cancel(t), 0);
+	pthread_join(t, &ret);
+	ck_assert_ptr_eq(ret, PTHREAD_CANCELED);
+	/* The handle pattern has no cleanup: the exit handler releases. */
+	ck_assert_uint_eq(compat_warn_count(),
+			  w + (form == 2 ? 1 : CANCEL_WARNS));
+	if (form == 2) {
+		ck_assert_ptr_eq(revocable_try_access(&rev), res);
+		revocable_withdraw_access(&rev);
+		revocable_deinit(&rev);
+	}
+	ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+	test_res_free(res);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+START_TEST(cancel_in_read_inside_scoped)
+{
+	cancel_inside_access(0);
+}
+END_TEST
+
+START_TEST(cancel_in_read_inside_with)
+{
+	cancel_inside_access(1);
+}
+END_TEST
+
+START_TEST(cancel_in_read_inside_handle_access)
+{
+	cancel_inside_access(2);
+}
+END_TEST
+
+/* ----- fork -------------------------------------------------------------- */
+
+static int async_done_count;
+
+static void async_done(void *arg)
+{
+	__atomic_add_fetch(&async_done_count, 1, __ATOMIC_SEQ_CST);
+	free_res(arg);
+}
+
+static void *touch_and_go(void *arg)
+{
+	struct revocable_provider *ref = arg;
+	struct revocable acc;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		struct test_res *r = revocable_access(ref, &acc);
+
+		if (r && !RES_LIVE(r))
+			abort();
+		revocable_withdraw_access(&acc);
+	}
+	return NULL;
+}
+
+/*
+ * Everything a process does with the library: threads that come and go,
+ * every kind of revoke, a domain of its own, barriers.  Returns 0 if all
+ * of it worked; bounded by the caller's watchdog.
+ */
+static int exercise(void *arg)
+{
+	struct revocable_provider __rcu *rp[4];
+	struct revocable_provider __rcu **slots[3] = { &rp[1], &rp[2], &rp[3] };
+	struct revocable_provider *ref, *begun;
+	struct revocable_domain *dom;
+	struct test_res *res, *owned[4];
+	pthread_t t[4];
+	int i, done0;
+
+	(void)arg;
+	for (i = 0; i < 4; i++) {
+		rp[i] = revocable_provider_alloc(test_res_new());
+		CHILD_CHECK(rp[i]);
+	}
+	ref = revocable_provider_get_rcu(&rp[0]);
+	for (i = 0; i < 4; i++)
+		CHILD_CHECK(!pthread_create(&t[i], NULL, touch_and_go, ref));
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+
+	/* plain */
+	res = revocable_access_unchecked(ref);
+	CHILD_CHECK(revocable_revoke(&rp[0]) == 1);
+	test_res_free(res);
+	revocable_provider_put(ref);
+	/* batch */
+	for (i = 1; i < 4; i++)
+		owned[i] = revocable_access_unchecked(unrcu_pointer(rp[i]));
+	CHILD_CHECK(revocable_revoke_batch(slots, 3) == 3);
+	for (i = 1; i < 4; i++)
+		test_res_free(owned[i]);
+	/* async + barrier */
+	done0 = __atomic_load_n(&async_done_count, __ATOMIC_SEQ_CST);
+	res = test_res_new();
+	rp[0] = revocable_provider_alloc(res);
+	CHILD_CHECK(revocable_revoke_async(&rp[0], async_done, res) == 1);
+	revocable_domain_barrier(revocable_default_domain());
+	CHILD_CHECK(__atomic_load_n(&async_done_count, __ATOMIC_SEQ_CST) == done0 + 1);
+	/* two-phase, in a domain of its own */
+	dom = revocable_domain_alloc("child");
+	CHILD_CHECK(dom);
+	rp[0] = revocable_provider_alloc_in(dom, (void *)1);
+	begun = revocable_revoke_begin(&rp[0]);
+	CHILD_CHECK(begun);
+	CHILD_CHECK(revocable_revoke_wait(begun) == 0);
+	CHILD_CHECK(revocable_domain_free(dom) == 0);
+	revocable_domain_barrier(revocable_default_domain());
+	return 0;
+}
+
+static int exercise_and_fork_again(void *arg)
+{
+	CHILD_CHECK(exercise(arg) == 0);
+	/* A fork of a fork, after this child's own workers started. */
+	CHILD_CHECK(in_child(exercise, NULL, 8000) == 0);
+	return exercise(arg);
+}
+
+/*
+ * The daemonize pattern: use the library (its service threads start),
+ * then fork outside any access.
+ */
+START_TEST(fork_after_workers_started)
+{
+	struct revocable_provider __rcu *a = revocable_provider_alloc((void *)1);
+	struct revocable_provider __rcu *b = revocable_provider_alloc((void *)2);
+
+	ck_assert_int_eq(revocable_revoke(&a), 1);	/* starts the worker */
+	ck_assert_int_eq(in_child(exercise_and_fork_again, NULL, 15000), 0);
+	/* The parent is untouched. */
+	ck_assert_int_eq(revoke_bounded(&b, 5000), 1);
+	ck_assert_int_eq(exercise(NULL), 0);
+}
+END_TEST
+
+struct fork_scene {
+	struct revocable_domain *mine_dom;
+	struct revocable_provider __rcu *held;	/* a thread is inside it */
+	struct revocable_provider __rcu *mine;	/* this thread is inside it */
+	struct revocable mine_acc;
+	struct revocable_provider __rcu *hslot;	/* the handle's provider */
+	struct revocable *handle;		/* owned by a parent thread */
+	struct test_res *handle_res;
+	struct completion handle_inside, handle_leave;
+	struct test_reader reader;
+};
+
+static void *hold_handle(void *arg)
+{
+	struct fork_scene *sc = arg;
+
+	pthread_setname_np(pthread_self(), "handler");
+	if (revocable_try_access(sc->handle) != sc->handle_res)
+		abort();
+	complete(&sc->handle_inside);
+	wait_for_completion(&sc->handle_leave);
+	revocable_withdraw_access(sc->handle);
+	return NULL;
+}
+
+static int child_of_scene(void *arg)
+{
+	struct fork_scene *sc = arg;
+	unsigned long w = compat_warn_count();
+	pthread_t t[8];
+	int i;
+
+	/* The reader was not copied: its access is gone, the revoke ends. */
+	CHILD_CHECK(revocable_revoke(&sc->held) == 1);
+	/* So is its ownership of the handle. */
+	CHILD_CHECK(revocable_try_access(sc->handle) == sc->handle_res);
+	revocable_withdraw_access(sc->handle);
+	CHILD_CHECK(compat_warn_count() == w);
+	/*
+	 * Threads created now reuse the dead threads' stacks and TLS: the
+	 * registry must not care.
+	 */
+	for (i = 0; i < 8; i++) {
+		struct revocable_provider *ref =
+			revocable_provider_get_rcu(&sc->mine);
+
+		CHILD_CHECK(!pthread_create(&t[i], NULL, touch_and_go, ref));
+		pthread_join(t[i], NULL);
+		revocable_provider_put(ref);
+	}
+	/* This thread's own access came along and is still open... */
+	CHILD_CHECK(revocable_revoke(&sc->mine) == -EDEADLK);
+	CHILD_CHECK(compat_warn_count() == w + 1);
+	/* ...until it is withdrawn; then the revoke ends in the background. */
+	revocable_withdraw_access(&sc->mine_acc);
+	revocable_domain_barrier(sc->mine_dom);
+	CHILD_CHECK(revocable_domain_free(sc->mine_dom) == 0);
+	return exercise(NULL);
+}
+
+START_TEST(fork_while_another_thread_is_inside)
+{
+	struct fork_scene sc = { 0 };
+	struct revocable_provider *ref;
+	struct test_revoker rv = { .slot = &sc.held };
+	struct test_res *held_res = test_res_new();
+	struct test_res *mine_res = test_res_new();
+	pthread_t t;
+
+	sc.held = revocable_provider_alloc(held_res);
+	sc.mine_dom = revocable_domain_alloc("mine");
+	sc.mine = revocable_provider_alloc_in(sc.mine_dom, mine_res);
+	sc.handle_res = test_res_new();
+	sc.hslot = revocable_provider_alloc(sc.handle_res);
+	sc.handle = malloc(sizeof(*sc.handle));
+	ck_assert_int_eq(revocable_init(sc.hslot, sc.handle), 0);
+	init_completion(&sc.handle_inside);
+	init_completion(&sc.handle_leave);
+
+	ref = revocable_provider_get_rcu(&sc.held);
+	test_reader_start(&sc.reader, ref, 0, "holder");
+	ck_assert_int_eq(pthread_create(&t, NULL, hold_handle, &sc), 0);
+	WAIT_OR_FAIL(&sc.handle_inside, 5000);
+	revocable_access(unrcu_pointer(sc.mine), &sc.mine_acc);
+
+	ck_assert_int_eq(in_child(child_of_scene, &sc, 15000), 0);
+
+	/* Parent: the handle is still its thread's... */
+	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_try_access(sc.handle))), 1);
+	complete(&sc.handle_leave);
+	pthread_join(t, NULL);
+	revocable_deinit(sc.handle);
+	free(sc.handle);
+
+	/* ...and the reader is still inside, so a revoke waits for it. */
+	revocable_withdraw_access(&sc.mine_acc);
+	test_revoker_start(&rv);
+	test_sleep_ms(50);
+	ck_assert_int_eq(READ_ONCE(rv.ret), -1);
+	test_reader_stop(&sc.reader);
+	JOIN_OR_FAIL(&rv.thread, 5000);
+	ck_assert_int_eq(rv.ret, 1);
+	revocable_provider_put(ref);
+	test_res_free(held_res);
+	ck_assert_int_eq(revocable_revoke(&sc.hslot), 1);
+	test_res_free(sc.handle_res);
+	ck_assert_int_eq(revocable_revoke(&sc.mine), 1);
+	ck_assert_int_eq(revocable_domain_free(sc.mine_dom), 0);
+	test_res_free(mine_res);
+	ck_assert_int_eq(exercise(NULL), 0);
+}
+END_TEST
+
+/* fork() while a revoke waits for a reader, and while async revokes wait. */
+static int child_after_busy_fork(void *arg)
+{
+	struct revocable_provider __rcu **slot = arg;
+
+	revocable_domain_barrier(revocable_default_domain());
+	CHILD_CHECK(__atomic_load_n(&async_done_count, __ATOMIC_SEQ_CST) >= 8);
+	CHILD_CHECK(revocable_revoke(slot) == 0);	/* begun in the parent */
+	return exercise(NULL);
+}
+
+START_TEST(fork_while_revokes_wait)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable_provider __rcu *as[8];
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct test_revoker rv = { .slot = &rp };
+	struct test_reader reader;
+	struct test_res *res;
+	int i;
+
+	async_done_count = 0;
+	test_reader_start(&reader, ref, 0, "holder");
+	test_revoker_start(&rv);
+	for (i = 0; i < 8; i++) {
+		res = test_res_new();
+		as[i] = revocable_provider_alloc(res);
+		revocable_revoke_async(&as[i], async_done, res);
+	}
+	while (rcu_access_pointer(rp))
+		test_sleep_ms(1);
+	/* The async revokes' batch waits behind the reader, in the worker. */
+	ck_assert_int_eq(in_child(child_after_busy_fork, &rp, 15000), 0);
+	ck_assert_int_eq(READ_ONCE(rv.ret), -1);
+	test_reader_stop(&reader);
+	JOIN_OR_FAIL(&rv.thread, 5000);
+	ck_assert_int_eq(rv.ret, 1);
+	revocable_provider_put(ref);
+	revocable_domain_barrier(revocable_default_domain());
+	ck_assert_int_eq(async_done_count, 8);
+}
+END_TEST
+
+/* ----- the slow-revoke report -------------------------------------------- */
+
+START_TEST(slow_report_names_threads_inside)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("reported");
+	struct test_res *res = test_res_new();
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, res);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct test_reader reader;
+
+	ck_assert_int_eq(revocable_domain_set_slow(dom, 50, NULL, NULL), 0);
+	log_capture();
+	test_reader_start(&reader, ref, test_bound_ms(400), "holder");
+	ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+	JOIN_OR_FAIL(&reader.thread, 5000);
+	ck_assert_msg(strstr(log_text(), "has waited"), "%s", log_text());
+	ck_assert_msg(strstr(log_text(), "(holder): 1 access(es) in SRCU "),
+		      "report: %s", log_text());
+	ck_assert(reader.saw_live);
+	log_end();
+	test_res_free(res);
+	revocable_provider_put(ref);
+	revocable_domain_barrier(dom);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("threads");
+	TCase *tc = tcase_create("exit");
+	TCase *tf = tcase_create("fork");
+
+	tcase_add_checked_fixture(tc, NULL, test_quiesce);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, return_inside_access_is_released);
+	tcase_add_test(tc, pthread_exit_inside_access_is_released);
+	tcase_add_test(tc, handle_of_an_exited_thread_is_idle);
+	tcase_add_test(tc, thread_churn_with_open_accesses);
+	tcase_add_test(tc, cancel_in_read_inside_scoped);
+	tcase_add_test(tc, cancel_in_read_inside_with);
+	tcase_add_test(tc, cancel_in_read_inside_handle_access);
+	tcase_add_test(tc, slow_report_names_threads_inside);
+	suite_add_tcase(s, tc);
+
+	tcase_add_checked_fixture(tf, NULL, test_quiesce);
+	tcase_set_timeout(tf, 60);
+	tcase_add_test(tf, fork_after_workers_started);
+	tcase_add_test(tf, fork_while_another_thread_is_inside);
+	tcase_add_test(tf, fork_while_revokes_wait);
+	suite_add_tcase(s, tf);
+	return s;
+}
