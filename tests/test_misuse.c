@@ -287,6 +287,149 @@ START_TEST(batch_fallback_inside_access_reports_deadlock)
 }
 END_TEST
 
+/*
+ * Waiting calls from a done callback: it runs where the domain's grace
+ * periods end, so waiting there would wait on itself.  Each call WARNs
+ * naming itself, returns -EDEADLK where it returns a value, and what it
+ * revokes completes in the background.  revocable_revoke_async() is the
+ * way to cascade, and works.
+ */
+struct cb_ctx {
+	int op;
+	struct revocable_provider __rcu *dep[2];
+	struct revocable_provider *begun;
+	struct revocable_domain *dom;
+	struct test_res *res[2];
+	unsigned long warns;
+	int ret;
+	struct completion ran, dep_done;
+};
+
+static void cb_dep_done(void *arg)
+{
+	complete(&((struct cb_ctx *)arg)->dep_done);
+}
+
+static void cb_waits(void *arg)
+{
+	struct cb_ctx *c = arg;
+	struct revocable_provider __rcu **slots[2] = { &c->dep[0], &c->dep[1] };
+	unsigned long w = compat_warn_count();
+
+	switch (c->op) {
+	case 0:
+		c->ret = revocable_revoke(&c->dep[0]);
+		break;
+	case 1:
+		c->ret = revocable_revoke_wait(c->begun);
+		break;
+	case 2:
+		c->ret = revocable_revoke_batch(slots, 2);
+		break;
+	case 3:
+		revocable_domain_barrier(revocable_default_domain());
+		c->ret = -EDEADLK;
+		break;
+	case 4:
+		c->ret = revocable_domain_free(c->dom);
+		break;
+	default:
+		c->ret = revocable_revoke_async(&c->dep[0], cb_dep_done, c);
+		break;
+	}
+	c->warns = compat_warn_count() - w;
+	complete(&c->ran);
+}
+
+static void waiting_from_done_callback(int op)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct cb_ctx c = { .op = op };
+	struct revocable_provider *ref[2];
+	struct revocable acc;
+	int i;
+
+	init_completion(&c.ran);
+	init_completion(&c.dep_done);
+	for (i = 0; i < 2; i++) {
+		c.res[i] = test_res_new();
+		c.dep[i] = revocable_provider_alloc(c.res[i]);
+		ref[i] = revocable_provider_get_rcu(&c.dep[i]);
+	}
+	if (op == 1)
+		c.begun = revocable_revoke_begin(&c.dep[0]);
+	if (op == 4)
+		c.dom = revocable_domain_alloc("doomed");
+	ck_assert_int_eq(revocable_revoke_async(&rp, cb_waits, &c), 1);
+	WAIT_OR_FAIL(&c.ran, 5000);
+	if (op == 5) {
+		/* The cascade: no WARN, done runs after its own grace period. */
+		ck_assert_uint_eq(c.warns, 0);
+		ck_assert_int_eq(c.ret, 1);
+		WAIT_OR_FAIL(&c.dep_done, 5000);
+	} else {
+		ck_assert_uint_eq(c.warns, 1);
+		ASSERT_WARNED_IN_LIB();
+		ck_assert_int_eq(c.ret, -EDEADLK);
+	}
+	/* What the callback revoked is gone, and finishes in the background. */
+	if (op != 3 && op != 4)
+		ck_assert_ptr_null(revocable_access(ref[0], &acc));
+	else
+		ck_assert_ptr_eq(revocable_access(ref[0], &acc), c.res[0]);
+	revocable_withdraw_access(&acc);
+	if (op == 2) {
+		ck_assert_ptr_null(revocable_access(ref[1], &acc));
+		revocable_withdraw_access(&acc);
+	}
+	/* The domain is not stuck: a plain revoke and a barrier return. */
+	for (i = 0; i < 2; i++)
+		revocable_revoke(&c.dep[i]);
+	revocable_domain_barrier(revocable_default_domain());
+	for (i = 0; i < 2; i++) {
+		revocable_provider_put(ref[i]);
+		test_res_free(c.res[i]);
+	}
+	if (op == 4)
+		ck_assert_int_eq(revocable_domain_free(c.dom), 0);
+}
+
+START_TEST(revoke_from_done_callback_warns)
+{
+	waiting_from_done_callback(0);
+}
+END_TEST
+
+START_TEST(revoke_wait_from_done_callback_warns)
+{
+	waiting_from_done_callback(1);
+}
+END_TEST
+
+START_TEST(batch_from_done_callback_warns)
+{
+	waiting_from_done_callback(2);
+}
+END_TEST
+
+START_TEST(barrier_from_done_callback_warns)
+{
+	waiting_from_done_callback(3);
+}
+END_TEST
+
+START_TEST(domain_free_from_done_callback_warns)
+{
+	waiting_from_done_callback(4);
+}
+END_TEST
+
+START_TEST(async_revoke_from_done_callback_cascades)
+{
+	waiting_from_done_callback(5);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("misuse");
@@ -310,6 +453,12 @@ Suite *test_suite(void)
 	tcase_add_test(tc, allocation_failures_are_reported);
 	tcase_add_test(tc, batch_fallback_inside_access_reports_deadlock);
 	tcase_add_test(tc, warn_prints_file_line_once_and_counts_always);
+	tcase_add_test(tc, revoke_from_done_callback_warns);
+	tcase_add_test(tc, revoke_wait_from_done_callback_warns);
+	tcase_add_test(tc, batch_from_done_callback_warns);
+	tcase_add_test(tc, barrier_from_done_callback_warns);
+	tcase_add_test(tc, domain_free_from_done_callback_warns);
+	tcase_add_test(tc, async_revoke_from_done_callback_cascades);
 	suite_add_tcase(s, tc);
 	return s;
 }
