@@ -10,14 +10,14 @@
  * except the thread block, so the two namespaces never meet.
  */
 /*
- * The read side is inlined from liburcu's headers, except under TSan: the
- * inlined code shares words with the uninstrumented library through plain
- * and assembly accesses TSan cannot pair, so there it stays a library call.
+ * The read side is a call into liburcu-bp, not its inline version: that
+ * one accesses the reader records through a type declared 128-byte
+ * aligned that liburcu's arena does not align (UBSan reports it), and
+ * TSan cannot pair the inlined accesses with the uninstrumented library.
+ * Only revocable_provider_get_rcu() takes an RCU read lock; the access
+ * fast path is SRCU.
  */
 #include <linux/compat_tsan.h>
-#ifndef COMPAT_TSAN
-#define _LGPL_SOURCE
-#endif
 #include <urcu/urcu-bp.h>
 
 #include "compat_internal.h"

@@ -104,7 +104,8 @@ static unsigned long async_done_count;
 
 static void async_done(void *arg)
 {
-	res_free(arg);
+	if (arg)
+		res_free(arg);
 	__atomic_add_fetch(&async_done_count, 1, __ATOMIC_RELEASE);
 }
 
@@ -152,7 +153,7 @@ enum op_kind {
 	OP_ALLOC, OP_GET_RCU, OP_GET, OP_PUT, OP_ACCESS, OP_WITHDRAW,
 	OP_WITHDRAW_OTHER, OP_USE, OP_INIT, OP_TRY, OP_WITHDRAW_H, OP_DEINIT,
 	OP_REVOKE, OP_ASYNC, OP_BATCH, OP_BEGIN, OP_WAIT, OP_UNCHECKED,
-	OP_BAD, OP_COUNT
+	OP_BAD, OP_EXIT, OP_CASCADE, OP_COUNT
 };
 
 /* What a context is asked to run, and what came back. */
@@ -267,6 +268,9 @@ static void call_exec(struct call *c)
 	case OP_BAD:
 		bad_call(c);
 		break;
+	case OP_EXIT:
+		/* ctx_exit() joins; the exit handler runs after this. */
+		pthread_exit(NULL);
 	default:
 		abort();
 	}
@@ -288,6 +292,12 @@ static void *worker(void *arg)
 		pthread_cond_broadcast(&x->cond);
 	}
 	return NULL;
+}
+
+static void ctx_spawn(int i)
+{
+	if (pthread_create(&ctxs[i].tid, NULL, worker, &ctxs[i]))
+		abort();
 }
 
 static void ctx_start(int i, struct call *c)
@@ -1013,6 +1023,114 @@ static void op_bad(struct args *o)
 	CHECK(c.ret == 1, "(bad call %d)", c.bad);
 }
 
+/*
+ * A context's thread exits wherever it is, inside accesses or not: its
+ * accesses are released with one WARN (none if it had none open), handles
+ * it owned become idle for everyone, and revokes waiting for it finish.
+ * A new thread takes the context's place.
+ */
+static void op_exit(struct args *o)
+{
+	struct ctx *x = &ctxs[o->ctx];
+	struct call c = { .kind = OP_EXIT };
+	unsigned long w;
+	int d, k, held = 0;
+
+	if (o->ctx == 0)
+		return;		/* the fuzzer's own thread */
+	for (d = 0; d < NDOM; d++)
+		held += x->held[d];
+	w = compat_warn_count();
+	ctx_start(o->ctx, &c);
+	pthread_join(x->tid, NULL);
+	w = compat_warn_count() - w;
+	stats.warned += w;
+	CHECK(w == (held ? 1u : 0u), "(exit with %d open: %lu WARNs)", held, w);
+	for (k = 0; k < NACC; k++)
+		if (x->acc[k].open)
+			fast_closed(x, &x->acc[k]);
+	for (k = 0; k < NHANDLE; k++) {
+		if (handles[k].st == H_LIVE && handles[k].owner == o->ctx) {
+			handles[k].refused = 0;
+			handle_released(&handles[k]);
+		}
+	}
+	for (d = 0; d < NDOM; d++)
+		CHECK(!x->held[d]);
+	ctx_spawn(o->ctx);
+	release_blocked();
+}
+
+/*
+ * A done callback that revokes a dependent provider.  Synchronously (b
+ * even) it would wait on the very worker that runs it: one WARN, -EDEADLK,
+ * the dependent finishes in the background.  With revocable_revoke_async()
+ * (b odd) it is the documented cascade: no WARN, 1.
+ */
+static struct cascade {
+	struct revocable_provider __rcu **dep;
+	struct res *res;
+	bool async;
+	long ret;
+	unsigned long warns;
+	int ran;
+} cascade;
+
+static void cascade_done(void *arg)
+{
+	struct cascade *cc = arg;
+	unsigned long w = compat_warn_count();
+
+	cc->ret = cc->async ? revocable_revoke_async(cc->dep, async_done, NULL) :
+			      revocable_revoke(cc->dep);
+	cc->warns = compat_warn_count() - w;
+	res_free(cc->res);
+	__atomic_store_n(&cc->ran, 1, __ATOMIC_RELEASE);
+}
+
+static void op_cascade(struct args *o)
+{
+	struct prov *p = &provs[o->a], *dep = &provs[o->b];
+	bool async = o->c & 1;
+	struct timespec ts = { 0, 20000 };
+	unsigned int waited_us = 0;
+	struct gen *dg;
+	long ret;
+
+	/*
+	 * The callback must run promptly for the WARN count to be exact:
+	 * nobody inside an access of the first provider's domain.
+	 */
+	if (o->a == o->b || !p->g || !dep->g || held_by_others(-1, 1u << p->g->dom))
+		return;
+	memset(&cascade, 0, sizeof(cascade));
+	cascade.dep = &dep->slot;
+	cascade.res = p->g->res;
+	cascade.async = async;
+	prov_detached(p);
+	dg = prov_detached(dep);
+	ret = revocable_revoke_async(&p->slot, cascade_done, &cascade);
+	CHECK(ret == 1, "(%ld)", ret);
+	while (!__atomic_load_n(&cascade.ran, __ATOMIC_ACQUIRE)) {
+		if (waited_us > BOUND_MS * 1000)
+			model_fail(__LINE__, "cascade callback did not run");
+		nanosleep(&ts, NULL);
+		waited_us += 20;
+	}
+	stats.warned += cascade.warns;
+	if (async) {
+		CHECK(cascade.ret == 1 && !cascade.warns, "(%ld, %lu WARNs)",
+		      cascade.ret, cascade.warns);
+		/* async_done(NULL) counts; the resource is the model's. */
+		async_expected++;
+	} else {
+		CHECK(cascade.ret == -EDEADLK && cascade.warns == 1,
+		      "(%ld, %lu WARNs)", cascade.ret, cascade.warns);
+		stats.deadlocks++;
+	}
+	orphans[norphans++] = dg->res;
+}
+
 static void (*const ops[OP_COUNT])(struct args *o) = {
 	[OP_ALLOC] = op_alloc,
 	[OP_GET_RCU] = op_get_rcu,
@@ -1033,6 +1151,8 @@ static void (*const ops[OP_COUNT])(struct args *o) = {
 	[OP_WAIT] = op_wait,
 	[OP_UNCHECKED] = op_unchecked,
 	[OP_BAD] = op_bad,
+	[OP_EXIT] = op_exit,
+	[OP_CASCADE] = op_cascade,
 };
 
 /* ----- teardown: everything back to nothing, checked ---------------------- */
@@ -1135,6 +1255,7 @@ static void print_stats(void)
 		"alloc", "get_rcu", "get", "put", "access", "withdraw",
 		"withdraw_other", "use", "init", "try", "withdraw_h", "deinit",
 		"revoke", "async", "batch", "begin", "wait", "unchecked", "bad",
+		"exit", "cascade",
 	};
 	int k;
 
@@ -1171,8 +1292,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	for (i = 1; i < NCTX; i++) {
 		pthread_mutex_init(&ctxs[i].lock, NULL);
 		pthread_cond_init(&ctxs[i].cond, NULL);
-		if (pthread_create(&ctxs[i].tid, NULL, worker, &ctxs[i]))
-			abort();
+		ctx_spawn(i);
 	}
 	return 0;
 }

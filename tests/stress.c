@@ -5,7 +5,9 @@
  * create, revoke and re-create providers with every kind of revoke: plain,
  * asynchronous, batched and two-phase.  Freed resources are poisoned and
  * every access checks its resource is live; every revoke must finish within
- * a bound.
+ * a bound.  A spawner keeps creating short-lived threads, a quarter of
+ * which exit inside an access: the library releases it (with a WARN) and
+ * no revoke may wait for them.
  *
  * usage: stress [--seconds N] [--readers N] [--bound-ms N]
  * Exit status 0 when no access saw a dead resource and no revoke was slow.
@@ -40,6 +42,7 @@ static unsigned int bound_ms = 5000;
 static atomic_ulong accesses, gone, refs, no_ref, dead_seen, violations;
 static atomic_ulong revokes[4], slow_revokes, async_freed;
 static atomic_ulong max_revoke_us;
+static atomic_ulong spawned, exited_inside;
 
 static unsigned long now_us(void)
 {
@@ -97,6 +100,54 @@ static void *reader(void *arg)
 			revocable_withdraw_access(&acc);
 		}
 		revocable_provider_put(ref);
+	}
+	return NULL;
+}
+
+struct leaver {
+	unsigned int seed;
+	struct revocable_provider *ref;
+};
+
+static void *leaver(void *arg)
+{
+	struct leaver *l = arg;
+	struct revocable acc;
+	struct res *r;
+	unsigned int n;
+
+	l->ref = revocable_provider_get_rcu(&slots[rand_r(&l->seed) % NSLOTS]);
+	if (!l->ref)
+		return NULL;
+	for (n = 1 + rand_r(&l->seed) % 8; n; n--) {
+		r = revocable_access(l->ref, &acc);
+		atomic_fetch_add(&accesses, 1);
+		if (r && r->magic != MAGIC)
+			atomic_fetch_add(&violations, 1);
+		if (n == 1 && rand_r(&l->seed) % 4 == 0) {
+			atomic_fetch_add(&exited_inside, 1);
+			pthread_exit(NULL);	/* inside the access */
+		}
+		revocable_withdraw_access(&acc);
+	}
+	return NULL;
+}
+
+/* Threads come and go; the reference outlives its thread, put here. */
+static void *spawner(void *arg)
+{
+	unsigned int seed = (unsigned int)(uintptr_t)arg;
+	struct leaver l;
+	pthread_t t;
+
+	while (!atomic_load(&stop)) {
+		l.seed = rand_r(&seed);
+		l.ref = NULL;
+		if (pthread_create(&t, NULL, leaver, &l))
+			continue;
+		pthread_join(t, NULL);
+		revocable_provider_put(l.ref);
+		atomic_fetch_add(&spawned, 1);
 	}
 	return NULL;
 }
@@ -209,7 +260,7 @@ static void *owner(void *arg)
 int main(int argc, char **argv)
 {
 	unsigned int seconds = 10, nreaders = 4, i;
-	pthread_t readers[MAX_READERS], owners[OWNERS];
+	pthread_t readers[MAX_READERS], owners[OWNERS], spawn;
 
 	for (i = 1; i < (unsigned int)argc; i++) {
 		if (!strcmp(argv[i], "--seconds") && i + 1 < (unsigned int)argc)
@@ -231,8 +282,10 @@ int main(int argc, char **argv)
 		pthread_create(&owners[i], NULL, owner, (void *)(uintptr_t)i);
 	for (i = 0; i < nreaders; i++)
 		pthread_create(&readers[i], NULL, reader, (void *)(uintptr_t)(i + 1));
+	pthread_create(&spawn, NULL, spawner, (void *)(uintptr_t)4242);
 	sleep(seconds);
 	atomic_store(&stop, true);
+	pthread_join(spawn, NULL);
 	for (i = 0; i < nreaders; i++)
 		pthread_join(readers[i], NULL);
 	for (i = 0; i < OWNERS; i++)
@@ -248,6 +301,8 @@ int main(int argc, char **argv)
 	       atomic_load(&revokes[0]), atomic_load(&revokes[1]),
 	       atomic_load(&async_freed), atomic_load(&revokes[2]),
 	       atomic_load(&revokes[3]));
+	printf("  short-lived threads %lu, of which exited inside an access %lu\n",
+	       atomic_load(&spawned), atomic_load(&exited_inside));
 	printf("  sleeping readers woken by two-phase revoke: %lu\n",
 	       atomic_load(&dead_seen));
 	printf("  slowest revoke %lu us (bound %u ms), over the bound: %lu\n",
