@@ -54,7 +54,7 @@
  * a bug lockdep reports, and its handle stays owned.
  */
 #ifndef task_exited_owner
-#define task_exited_owner(owner)	false
+#define task_exited_owner(owner)	((void)(owner), false)
 #endif
 
 /* What rev->rp holds once revocable_deinit() ran. */
