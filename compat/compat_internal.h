@@ -41,6 +41,8 @@ void compat_srcu_fork_parent(void);
 void compat_rcu_fork_parent(void);
 void compat_srcu_fork_parent_callbacks(void);
 void compat_srcu_fork_child(void);
+/* In the child: drop a callback whose head was on a thread not copied. */
+void compat_srcu_fork_forget(void *head);
 void compat_rcu_fork_child(void);
 
 #define compat_for_each_thread(t)					\

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/futex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,7 +29,9 @@ FILE *compat_log_stream(void)
 }
 
 static unsigned long warn_count;
+static pthread_mutex_t warn_site_lock = PTHREAD_MUTEX_INITIALIZER;
 static char warn_last_site[256];
+static char warn_site_copy[256];
 
 void compat_warn(bool *printed, const char *file, int line,
 		 const char *fmt, ...)
@@ -38,7 +41,9 @@ void compat_warn(bool *printed, const char *file, int line,
 
 	base = base ? base + 1 : file;
 	__atomic_add_fetch(&warn_count, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&warn_site_lock);
 	snprintf(warn_last_site, sizeof(warn_last_site), "%s:%d", base, line);
+	pthread_mutex_unlock(&warn_site_lock);
 	if (__atomic_exchange_n(printed, true, __ATOMIC_RELAXED))
 		return;
 	fprintf(compat_log_stream(), "WARNING: %s:%d: ", base, line);
@@ -52,9 +57,13 @@ unsigned long compat_warn_count(void)
 	return __atomic_load_n(&warn_count, __ATOMIC_SEQ_CST);
 }
 
+/* For one reader at a time (a test's main thread). */
 const char *compat_warn_last_site(void)
 {
-	return warn_last_site;
+	pthread_mutex_lock(&warn_site_lock);
+	memcpy(warn_site_copy, warn_last_site, sizeof(warn_site_copy));
+	pthread_mutex_unlock(&warn_site_lock);
+	return warn_site_copy;
 }
 
 void compat_printk(const char *level, const char *fmt, ...)

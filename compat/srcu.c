@@ -20,8 +20,8 @@
  *
  * call_srcu() callbacks run on one worker thread per domain, started on
  * first use.  fork() (thread.c) must find no callback half run and no batch
- * lost: callbacks run under compat_cb_exec held for reading, which the
- * prepare handler takes for writing, and the batch a worker has taken off
+ * lost: callbacks run inside a gate that the prepare handler shuts and
+ * waits to empty, and the batch a worker has taken off
  * the queue stays visible in cb_inflight until it starts running, so that
  * the child can queue it again.
  */
@@ -146,19 +146,33 @@ void synchronize_srcu(struct srcu_struct *ssp)
 	pthread_mutex_unlock(&ssp->gp_lock);
 }
 
-/* Readers: running callbacks.  Writer: fork()'s prepare handler. */
-static pthread_rwlock_t compat_cb_exec;
+/*
+ * The gate fork() closes: callbacks run inside it, and the prepare handler
+ * shuts it and waits until none runs.  Plain mutex and condition rather
+ * than a rwlock: a rwlock held for writing cannot be given back in the
+ * child (glibc records the writer by TID, which the child does not share),
+ * while the gate is never held across fork().
+ */
+static pthread_mutex_t cb_gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cb_gate_cond = PTHREAD_COND_INITIALIZER;
+static unsigned int cb_gate_running;
+static bool cb_gate_shut;
 
-static void __attribute__((__constructor__(102))) compat_cb_exec_init(void)
+static void cb_gate_enter(void)
 {
-	pthread_rwlockattr_t attr;
+	pthread_mutex_lock(&cb_gate_lock);
+	while (cb_gate_shut)
+		pthread_cond_wait(&cb_gate_cond, &cb_gate_lock);
+	cb_gate_running++;
+	pthread_mutex_unlock(&cb_gate_lock);
+}
 
-	pthread_rwlockattr_init(&attr);
-	/* fork() must not starve behind a stream of callbacks. */
-	pthread_rwlockattr_setkind_np(&attr,
-		PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(&compat_cb_exec, &attr);
-	pthread_rwlockattr_destroy(&attr);
+static void cb_gate_leave(void)
+{
+	pthread_mutex_lock(&cb_gate_lock);
+	if (!--cb_gate_running)
+		pthread_cond_broadcast(&cb_gate_cond);
+	pthread_mutex_unlock(&cb_gate_lock);
 }
 
 /* Run @func(@head) as a callback of the library: see in_interrupt(). */
@@ -193,7 +207,7 @@ static void *srcu_cb_worker(void *arg)
 		pthread_mutex_unlock(&ssp->cb_lock);
 
 		synchronize_srcu(ssp);
-		pthread_rwlock_rdlock(&compat_cb_exec);
+		cb_gate_enter();
 		pthread_mutex_lock(&ssp->cb_lock);
 		ssp->cb_inflight = NULL;
 		pthread_mutex_unlock(&ssp->cb_lock);
@@ -206,7 +220,8 @@ static void *srcu_cb_worker(void *arg)
 		pthread_mutex_lock(&ssp->cb_lock);
 		ssp->cb_done += n;
 		pthread_cond_broadcast(&ssp->cb_done_cond);
-		pthread_rwlock_unlock(&compat_cb_exec);
+		/* Counted done before fork() can see the batch gone. */
+		cb_gate_leave();
 	}
 	pthread_mutex_unlock(&ssp->cb_lock);
 	return NULL;
@@ -345,9 +360,19 @@ void debug_show_all_locks(void)
 
 /* ----- fork (called by thread.c's handlers) ------------------------------ */
 
+/* A callback that forks is inside the gate itself, and goes on in both. */
+static unsigned int cb_gate_own(void)
+{
+	return compat_self && compat_self->in_callback ? 1 : 0;
+}
+
 void compat_srcu_fork_prepare_callbacks(void)
 {
-	pthread_rwlock_wrlock(&compat_cb_exec);
+	pthread_mutex_lock(&cb_gate_lock);
+	cb_gate_shut = true;
+	while (cb_gate_running > cb_gate_own())
+		pthread_cond_wait(&cb_gate_cond, &cb_gate_lock);
+	pthread_mutex_unlock(&cb_gate_lock);
 }
 
 /* Registry lock held: the set of domains cannot change. */
@@ -371,7 +396,10 @@ void compat_srcu_fork_parent(void)
 
 void compat_srcu_fork_parent_callbacks(void)
 {
-	pthread_rwlock_unlock(&compat_cb_exec);
+	pthread_mutex_lock(&cb_gate_lock);
+	cb_gate_shut = false;
+	pthread_cond_broadcast(&cb_gate_cond);
+	pthread_mutex_unlock(&cb_gate_lock);
 }
 
 static void srcu_fork_child_domain(struct srcu_struct *ssp)
@@ -383,11 +411,18 @@ static void srcu_fork_child_domain(struct srcu_struct *ssp)
 	/*
 	 * A grace period another thread had under way is abandoned with
 	 * it; the next one starts from whatever index it left, which is
-	 * as correct as any starting point.  Waiters on the conditions
-	 * were other threads: the conditions are made anew too.
+	 * as correct as any starting point.  Its lock is made anew only
+	 * if that thread held it: a lock this thread can take is given
+	 * back the ordinary way, which is what TSan (fully awake in the
+	 * child of a single-threaded parent) can follow.  cb_lock was
+	 * taken by the prepare handler, in this very thread.  Waiters on
+	 * the conditions were other threads: those are made anew.
 	 */
-	ssp->gp_lock = fresh;
-	ssp->cb_lock = fresh;
+	if (pthread_mutex_trylock(&ssp->gp_lock))
+		ssp->gp_lock = fresh;
+	else
+		pthread_mutex_unlock(&ssp->gp_lock);
+	pthread_mutex_unlock(&ssp->cb_lock);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&ssp->cb_cond, &attr);
@@ -404,8 +439,51 @@ static void srcu_fork_child_domain(struct srcu_struct *ssp)
 		ssp->cb_head = ssp->cb_inflight;
 		ssp->cb_inflight = NULL;
 	}
-	/* Started again by the next call_srcu() or srcu_barrier(). */
-	ssp->cb_running = false;
+	/*
+	 * Started again by the next call_srcu() or srcu_barrier(), unless
+	 * this thread is the domain's worker (fork() from a callback): it
+	 * goes back to its loop once the callback returns.
+	 */
+	ssp->cb_running = ssp->cb_running &&
+			  pthread_equal(ssp->cb_worker, pthread_self());
+}
+
+/* Unlink @head from *@pp's list; true if it was there. */
+static bool srcu_list_forget(struct rcu_head **pp, struct rcu_head *head,
+			     struct rcu_head ***tailp)
+{
+	for (; *pp; pp = &(*pp)->next) {
+		if (*pp != head)
+			continue;
+		*pp = head->next;
+		if (tailp && *tailp == &head->next)
+			*tailp = pp;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Called before compat_srcu_fork_child(), for a head that lived on the
+ * stack of a thread the child did not get: that stack is free memory here
+ * (glibc gives it to the next thread the child creates), and the thread
+ * that waited for the callback is gone.  Counted as done for barriers.
+ */
+void compat_srcu_fork_forget(void *head)
+{
+	struct srcu_struct *ssp;
+	int id;
+
+	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++) {
+		ssp = compat_srcu_domains[id];
+		if (!ssp)
+			continue;
+		if (srcu_list_forget(&ssp->cb_inflight, head, NULL) ||
+		    srcu_list_forget(&ssp->cb_head, head, &ssp->cb_tail)) {
+			ssp->cb_done++;
+			return;
+		}
+	}
 }
 
 void compat_srcu_fork_child(void)
@@ -415,5 +493,8 @@ void compat_srcu_fork_child(void)
 	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++)
 		if (compat_srcu_domains[id])
 			srcu_fork_child_domain(compat_srcu_domains[id]);
-	compat_cb_exec_init();
+	/* Threads waiting at the gate were not copied. */
+	pthread_cond_init(&cb_gate_cond, NULL);
+	cb_gate_running = cb_gate_own();
+	cb_gate_shut = false;
 }

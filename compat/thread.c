@@ -148,6 +148,22 @@ static void compat_thread_exit(void *arg)
 	free(t);
 }
 
+void compat_rcu_head_on_stack(void *head, bool on)
+{
+	struct compat_thread *t = compat_thread_self();
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t->on_stack); i++) {
+		if (t->on_stack[i] == (on ? NULL : head)) {
+			t->on_stack[i] = on ? head : NULL;
+			return;
+		}
+	}
+	WARN_ONCE(1, "%s rcu_head %p on the stack: %s\n",
+		  on ? "init of" : "destroy of", head,
+		  on ? "too many at once" : "not recorded");
+}
+
 bool compat_token_exited(unsigned long token)
 {
 	const struct compat_thread *t;
@@ -235,18 +251,22 @@ static void compat_fork_parent(void)
 static void compat_fork_child(void)
 {
 	struct compat_thread *t, *next, *self = compat_self;
-	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	unsigned int i;
 
 	for (t = compat_threads; t; t = next) {
 		next = t->next;
 		if (t == self)
 			continue;
+		for (i = 0; i < ARRAY_SIZE(t->on_stack); i++)
+			if (t->on_stack[i])
+				compat_srcu_fork_forget(t->on_stack[i]);
 		registry_unlink(t);
 		free(t);
 	}
 	if (self)
 		self->tid = (int)syscall(SYS_gettid);
-	registry_mutex = fresh;
+	/* Taken by the prepare handler, in this thread. */
+	pthread_mutex_unlock(&registry_mutex);
 	/* Registration normally comes along with the mm; make sure. */
 	if (compat_has_membarrier &&
 	    sys_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED))

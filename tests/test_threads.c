@@ -89,20 +89,13 @@ static int revoke_bounded(struct revocable_provider __rcu **slot,
 		}							\
 	} while (0)
 
-/* Run @fn in a fork() child under a watchdog; 0 when it exited 0. */
-static int in_child(int (*fn)(void *arg), void *arg, unsigned int ms)
+/* Wait for child @pid at most @ms (scaled); 0 when it exited 0. */
+static int child_result(pid_t pid, unsigned int ms)
 {
 	unsigned long end = test_now_ms() + test_bound_ms(ms);
 	int status = 0;
-	pid_t pid, got;
+	pid_t got;
 
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		alarm((unsigned int)(test_bound_ms(ms) / 1000 + 2));
-		_exit(fn(arg));
-	}
 	while ((got = waitpid(pid, &status, WNOHANG)) == 0) {
 		if (test_now_ms() > end) {
 			kill(pid, SIGKILL);
@@ -119,6 +112,21 @@ static int in_child(int (*fn)(void *arg), void *arg, unsigned int ms)
 		return -1;
 	}
 	return WEXITSTATUS(status);
+}
+
+/* Run @fn in a fork() child under a watchdog; 0 when it exited 0. */
+static int in_child(int (*fn)(void *arg), void *arg, unsigned int ms)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		alarm((unsigned int)(test_bound_ms(ms) / 1000 + 2));
+		_exit(fn(arg));
+	}
+	return child_result(pid, ms);
 }
 
 /* ----- thread exit ------------------------------------------------------- */
@@ -636,6 +644,57 @@ START_TEST(fork_while_revokes_wait)
 }
 END_TEST
 
+/*
+ * fork() from a done callback (to spawn a helper, say): the callback is
+ * inside the fork gate itself, so the handlers must not wait for it.  In
+ * the child the callback returns and its thread goes on as the domain's
+ * worker, while another thread uses the library in every way.
+ */
+struct forker {
+	pid_t pid;
+	struct completion forked;
+};
+
+static void *child_exercise_then_exit(void *arg)
+{
+	_exit(exercise(arg));
+	return NULL;
+}
+
+static void fork_in_done(void *arg)
+{
+	struct forker *f = arg;
+	pthread_t t;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		alarm((unsigned int)(test_bound_ms(8000) / 1000 + 2));
+		if (pthread_create(&t, NULL, child_exercise_then_exit, NULL))
+			_exit(3);
+		return;	/* back to the worker's loop, in the child */
+	}
+	f->pid = pid;
+	complete(&f->forked);
+}
+
+START_TEST(fork_from_done_callback)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct forker f;
+
+	init_completion(&f.forked);
+	f.pid = -1;
+	ck_assert_int_eq(revocable_revoke_async(&rp, fork_in_done, &f), 1);
+	WAIT_OR_FAIL(&f.forked, 5000);
+	ck_assert_int_gt(f.pid, 0);
+	ck_assert_int_eq(child_result(f.pid, 8000), 0);
+	/* And the parent goes on as before. */
+	ck_assert_int_eq(exercise(NULL), 0);
+}
+END_TEST
+
 /* ----- the slow-revoke report -------------------------------------------- */
 
 START_TEST(slow_report_names_threads_inside)
@@ -667,6 +726,7 @@ Suite *test_suite(void)
 {
 	Suite *s = suite_create("threads");
 	TCase *tc = tcase_create("exit");
+	/* Threads in the child of a multi-threaded parent: not under TSan. */
 	TCase *tf = tcase_create("fork");
 
 	tcase_add_checked_fixture(tc, NULL, test_quiesce);
@@ -682,10 +742,12 @@ Suite *test_suite(void)
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(tf, NULL, test_quiesce);
+	tcase_set_tags(tf, "fork-mt");
 	tcase_set_timeout(tf, 60);
 	tcase_add_test(tf, fork_after_workers_started);
 	tcase_add_test(tf, fork_while_another_thread_is_inside);
 	tcase_add_test(tf, fork_while_revokes_wait);
+	tcase_add_test(tf, fork_from_done_callback);
 	suite_add_tcase(s, tf);
 	return s;
 }

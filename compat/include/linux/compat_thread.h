@@ -34,6 +34,12 @@ struct compat_thread {
 	unsigned long token;
 	/* Nonzero while the thread runs a callback of the library. */
 	unsigned int in_callback;
+	/*
+	 * Callback heads on this thread's stack (init_rcu_head_on_stack()):
+	 * if a fork() child does not get the thread, it does not get that
+	 * stack either, and the callbacks are dropped with the block.
+	 */
+	void *on_stack[4];
 	struct compat_thread *next;
 	struct compat_thread *prev;
 	int tid;
@@ -53,6 +59,9 @@ static __always_inline struct compat_thread *compat_thread_self(void)
 		t = compat_thread_register();
 	return t;
 }
+
+/* Record or forget a callback head on the calling thread's stack. */
+void compat_rcu_head_on_stack(void *head, bool on);
 
 /* Whether no live thread of this process has @token as its "current". */
 bool compat_token_exited(unsigned long token);

@@ -9,6 +9,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cleanup.h>
+#include <linux/compat_thread.h>
 #include <linux/compiler.h>
 #include <linux/container_of.h>
 #include <linux/types.h>
@@ -49,8 +50,9 @@ void compat_rcu_barrier(void);
 #define RCU_INIT_POINTER(p, v)	WRITE_ONCE(p, v)
 #define RCU_INITIALIZER(v)	(v)
 #define unrcu_pointer(p)	(p)
-#define init_rcu_head_on_stack(head)	do { } while (0)
-#define destroy_rcu_head_on_stack(head)	do { } while (0)
+/* As with the kernel's debug objects: the compat fork handler needs them. */
+#define init_rcu_head_on_stack(head)	compat_rcu_head_on_stack((head), true)
+#define destroy_rcu_head_on_stack(head)	compat_rcu_head_on_stack((head), false)
 #define rcu_replace_pointer(rcu_ptr, ptr, c)				\
 	({								\
 		__typeof__(ptr) __old = (rcu_ptr);			\
