@@ -43,38 +43,67 @@
 
 struct srcu_struct *compat_srcu_domains[COMPAT_SRCU_MAX_DOMAINS];
 
-static unsigned long srcu_sum(int id, int idx, bool unlock)
-{
-	const struct compat_thread *t;
-	unsigned long sum;
-
-	sum = 0;
-	/* Acquire: free on x86, and pairs with the TSan build's release. */
-	compat_for_each_thread(t)
-		sum += __atomic_load_n(unlock ? &t->srcu[id].unlock[idx] :
-					      &t->srcu[id].lock[idx],
-				       __ATOMIC_ACQUIRE);
-	return sum;
-}
-
+/*
+ * Whether no registered thread is inside a section of @ssp counted under
+ * index @idx.  A section begins and ends in one thread, whose counters only
+ * it writes, so each thread is checked on its own: its unlock count, then
+ * (ordered after it by the acquire) its lock count.  A lock increment we
+ * miss is one made after membarrier (1) of synchronize_srcu(); an unlock
+ * increment we see without its lock cannot make the two equal.  A thread
+ * that exits takes its block, and any section it left open, with it.
+ */
 static bool srcu_idx_drained(struct srcu_struct *ssp, int idx)
 {
-	unsigned long locks, unlocks;
+	const struct compat_thread *t;
+	const struct compat_srcu_counts *c;
+	unsigned long unlocks;
+	bool drained = true;
 
 	compat_registry_lock();
-	unlocks = srcu_sum(ssp->id, idx, true);
-	compat_mb_all_threads();
-	locks = srcu_sum(ssp->id, idx, false);
+	compat_for_each_thread(t) {
+		c = &t->srcu[ssp->id];
+		/* Acquire: pairs with the TSan build's release in unlock. */
+		unlocks = __atomic_load_n(&c->unlock[idx], __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&c->lock[idx], __ATOMIC_ACQUIRE) != unlocks) {
+			drained = false;
+			break;
+		}
+	}
 	compat_registry_unlock();
-	return locks == unlocks;
+	return drained;
 }
 
-static void srcu_wait_idx(struct srcu_struct *ssp, int idx)
+struct srcu_reporter {
+	unsigned int every_ms;
+	void (*report)(void *arg, unsigned int waited_ms);
+	void *arg;
+	struct timespec start;
+	unsigned int next_ms;
+};
+
+static unsigned int srcu_ms_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (unsigned int)((now.tv_sec - start->tv_sec) * 1000 +
+			      (now.tv_nsec - start->tv_nsec) / 1000000);
+}
+
+static void srcu_wait_idx(struct srcu_struct *ssp, int idx,
+			  struct srcu_reporter *rep)
 {
 	struct timespec ts = { 0, 2000 };
-	unsigned int tries = 0;
+	unsigned int tries = 0, waited;
 
 	while (!srcu_idx_drained(ssp, idx)) {
+		if (rep) {
+			waited = srcu_ms_since(&rep->start);
+			if (waited >= rep->next_ms) {
+				rep->report(rep->arg, waited);
+				rep->next_ms = waited + rep->every_ms;
+			}
+		}
 		if (++tries < 8) {
 			sched_yield();
 			continue;
@@ -130,20 +159,69 @@ unsigned long compat_srcu_gp_count(void)
 	return __atomic_load_n(&srcu_gp_count, __ATOMIC_SEQ_CST);
 }
 
-void synchronize_srcu(struct srcu_struct *ssp)
+/*
+ * A grace period issues two membarrier() calls, as liburcu's does.  Each
+ * stands for the full barrier that every running thread executes on our
+ * behalf (readers here have only compiler barriers):
+ *
+ * (1) At the start, after the caller's updates (a cleared resource
+ *     pointer): a reader whose lock increment we do not see afterwards had
+ *     not passed that barrier when we issued it, so everything it loads
+ *     later sees the updates, and it cannot reach what the caller is about
+ *     to free.  The increment of every other reader is visible to the
+ *     loads of srcu_idx_drained().
+ * (2) At the end, once every counted reader's unlock increment is seen:
+ *     each of them then executes a full barrier after that increment, so
+ *     the accesses of its section, which come before it in program order,
+ *     are complete before the caller frees anything.
+ *
+ * Between them only the order of this thread's own accesses matters: the
+ * flip sends new readers to the index already drained, so that readers
+ * that keep arriving cannot hold off the second wait; readers that still
+ * count under the old index after it began after (1) and are harmless,
+ * and there are finitely many.  Old readers may count under either index
+ * (they read srcu_idx before an earlier flip), hence both waits.  The
+ * model (model/srcu.pml) checks this counting; TSan follows it through the
+ * release/acquire pair on the unlock counter.
+ */
+static void srcu_grace_period(struct srcu_struct *ssp,
+			      struct srcu_reporter *rep)
 {
 	int idx;
 
 	pthread_mutex_lock(&ssp->gp_lock);
-	compat_mb_all_threads();
+	compat_mb_all_threads();			/* (1) */
 	idx = READ_ONCE(ssp->srcu_idx) & 1;
-	srcu_wait_idx(ssp, idx ^ 1);
+	srcu_wait_idx(ssp, idx ^ 1, rep);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	WRITE_ONCE(ssp->srcu_idx, ssp->srcu_idx + 1);
-	compat_mb_all_threads();
-	srcu_wait_idx(ssp, idx);
-	compat_mb_all_threads();
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	srcu_wait_idx(ssp, idx, rep);
+	compat_mb_all_threads();			/* (2) */
 	__atomic_add_fetch(&srcu_gp_count, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&ssp->gp_lock);
+}
+
+void synchronize_srcu(struct srcu_struct *ssp)
+{
+	srcu_grace_period(ssp, NULL);
+}
+
+void compat_synchronize_srcu_report(struct srcu_struct *ssp,
+				    unsigned int every_ms,
+				    void (*report)(void *arg,
+						   unsigned int waited_ms),
+				    void *arg)
+{
+	struct srcu_reporter rep = {
+		.every_ms = every_ms ? every_ms : 1,
+		.report = report,
+		.arg = arg,
+		.next_ms = every_ms ? every_ms : 1,
+	};
+
+	clock_gettime(CLOCK_MONOTONIC, &rep.start);
+	srcu_grace_period(ssp, &rep);
 }
 
 /*

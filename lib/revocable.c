@@ -275,7 +275,29 @@ static void revocable_report_slow(struct revocable_domain *dom,
 		debug_show_all_locks();
 }
 
-/* Wait until every access of @dom that began before the call has ended. */
+#ifdef synchronize_srcu_report
+struct revocable_slow_ctx {
+	struct revocable_domain *dom;
+	bool first;
+};
+
+static void revocable_slow_cb(void *arg, unsigned int waited_ms)
+{
+	struct revocable_slow_ctx *ctx = arg;
+
+	revocable_report_slow(ctx->dom, waited_ms, ctx->first);
+	ctx->first = false;
+}
+#endif
+
+/*
+ * Wait until every access of @dom that began before the call has ended.
+ * With the slow-revoke report on, the wait must be able to report while it
+ * lasts: where SRCU offers a synchronous grace period that reports
+ * (userspace), the wait is that, in this context, and costs what
+ * synchronize_srcu() costs; elsewhere (the kernel) it is a call_srcu() and
+ * a timed wait for it.
+ */
 static void revocable_wait_readers(struct revocable_domain *dom)
 {
 	unsigned int slow_ms = READ_ONCE(dom->slow_ms);
@@ -288,6 +310,15 @@ static void revocable_wait_readers(struct revocable_domain *dom)
 		synchronize_srcu(dom->ssp);
 		return;
 	}
+#ifdef synchronize_srcu_report
+	{
+		struct revocable_slow_ctx ctx = { .dom = dom, .first = true };
+
+		synchronize_srcu_report(dom->ssp, slow_ms, revocable_slow_cb,
+					&ctx);
+		return;
+	}
+#endif
 	init_rcu_head_on_stack(&w.rcu);
 	init_completion(&w.done);
 	start = jiffies;

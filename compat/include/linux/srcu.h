@@ -44,6 +44,18 @@ void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
 	       rcu_callback_t func);
 void srcu_barrier(struct srcu_struct *ssp);
 int srcu_read_lock_held(const struct srcu_struct *ssp);
+/*
+ * Userspace only: synchronize_srcu() that calls @report in the caller's
+ * context each time it has waited another @every_ms for readers.  The
+ * library uses it for the slow-revoke report when it is defined; the
+ * kernel has no such call, and the library waits on a call_srcu() there.
+ */
+void compat_synchronize_srcu_report(struct srcu_struct *ssp,
+				    unsigned int every_ms,
+				    void (*report)(void *arg,
+						   unsigned int waited_ms),
+				    void *arg);
+#define synchronize_srcu_report compat_synchronize_srcu_report
 /* Grace periods completed so far, all domains together (tests only). */
 unsigned long compat_srcu_gp_count(void);
 
