@@ -3,7 +3,7 @@
  * revocable-bench: the access, revoke and memory costs of librevocable
  * against its peers, all measured in the same run, printed as ratios.
  *
- * usage: revocable-bench [--quick] [--json PATH]
+ * usage: revocable-bench [--quick] [--json PATH] [--so LIBPATH]
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -24,8 +24,11 @@
 #define REPEATS		5
 
 static int target = 42;
-static struct revocable_provider *slot;	/* the owner's slot */
-static struct revocable_provider *ref;	/* a long-lived consumer reference */
+struct revocable_provider *bench_slot;	/* the owner's slot */
+struct revocable_provider *bench_ref;	/* a long-lived consumer reference */
+#define slot bench_slot
+#define ref bench_ref
+static bool so_loaded;
 static struct up_provider *up_rp;
 static int *volatile plain_ptr = &target;
 static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
@@ -149,15 +152,30 @@ struct peer {
 	bool urcu;
 };
 
+/* Indices below name rows of this table. */
+enum {
+	P_PLAIN, P_URCU, P_OURS_REF, P_OURS_WITH, P_OURS_HANDLE,
+	P_LGPL_REF, P_LGPL_WITH, P_LGPL_HANDLE,
+	P_URCU_OUTLINE, P_SO_REF, P_SO_WITH, P_SO_HANDLE,
+	P_RWLOCK, P_REFCOUNT, P_UPSTREAM,
+};
+
 static const struct peer peers[] = {
-	{ "plain pointer load", "plain", loop_plain, false },
-	{ "liburcu-memb read side (inline)", "urcu", peer_urcu_read_loop, true },
-	{ "revocable_access (consumer ref)", "ours_ref", loop_ours_access, false },
-	{ "REVOCABLE_TRY_ACCESS_WITH", "ours_with", loop_ours_with, false },
-	{ "revocable_try_access (handle)", "ours_handle", loop_ours_handle, false },
-	{ "pthread_rwlock read", "rwlock", loop_rwlock, false },
-	{ "atomic refcount get/put", "refcount", loop_refcount, false },
-	{ "upstream design (WITH macro)", "upstream", loop_upstream, false },
+	[P_PLAIN] = { "plain pointer load", "plain", loop_plain, false },
+	[P_URCU] = { "liburcu-memb read side (inline)", "urcu", peer_urcu_read_loop, true },
+	[P_OURS_REF] = { "static: revocable_access", "ours_ref", loop_ours_access, false },
+	[P_OURS_WITH] = { "static: TRY_ACCESS_WITH", "ours_with", loop_ours_with, false },
+	[P_OURS_HANDLE] = { "static: revocable_try_access", "ours_handle", loop_ours_handle, false },
+	[P_LGPL_REF] = { "_LGPL_SOURCE: revocable_access", "lgpl_ref", lgpl_loop_access, false },
+	[P_LGPL_WITH] = { "_LGPL_SOURCE: TRY_ACCESS_WITH", "lgpl_with", lgpl_loop_with, false },
+	[P_LGPL_HANDLE] = { "_LGPL_SOURCE: revocable_try_access", "lgpl_handle", lgpl_loop_handle, false },
+	[P_URCU_OUTLINE] = { "liburcu-memb read side (call)", "urcu_call", peer_urcu_read_loop_outline, true },
+	[P_SO_REF] = { ".so: revocable_access", "so_ref", so_loop_access, false },
+	[P_SO_WITH] = { ".so: TRY_ACCESS_WITH", "so_with", so_loop_with, false },
+	[P_SO_HANDLE] = { ".so: revocable_try_access", "so_handle", so_loop_handle, false },
+	[P_RWLOCK] = { "pthread_rwlock read", "rwlock", loop_rwlock, false },
+	[P_REFCOUNT] = { "atomic refcount get/put", "refcount", loop_refcount, false },
+	[P_UPSTREAM] = { "upstream design (WITH macro)", "upstream", loop_upstream, false },
 };
 #define NPEERS ((int)(sizeof(peers) / sizeof(peers[0])))
 
@@ -247,7 +265,7 @@ static void json_num(const char *key, double v)
 static void report(const char *key, const char *label, double v,
 		   const char *goal)
 {
-	printf("  %-46s %7.2fx", label, v);
+	printf("  %-54s %7.2fx", label, v);
 	if (goal)
 		printf(" (target %s)", goal);
 	printf("\n");
@@ -282,13 +300,19 @@ static void bench_access(bool quick)
 	       "agg Mops/s", "vs urcu");
 	for (c = 0; c < ncounts; c++) {
 		for (p = 0; p < NPEERS; p++) {
+			if (!so_loaded && p >= P_SO_REF && p <= P_SO_HANDLE) {
+				res[p][c] = (struct result){ 0, 0 };
+				continue;
+			}
 			for (r = 0; r < REPEATS; r++)
 				run_once(&peers[p], counts[c], iters, &ns[r], &mo[r]);
 			res[p][c].ns_op = median(ns, REPEATS);
 			res[p][c].mops = median(mo, REPEATS);
 		}
-		urcu1 = res[1][c].ns_op;
+		urcu1 = res[P_URCU][c].ns_op;
 		for (p = 0; p < NPEERS; p++) {
+			if (!res[p][c].ns_op)
+				continue;
 			printf("%-34s %7d %9.2f %11.1f %9.2fx\n", peers[p].name,
 			       counts[c], res[p][c].ns_op, res[p][c].mops,
 			       res[p][c].ns_op / urcu1);
@@ -302,18 +326,36 @@ static void bench_access(bool quick)
 
 	/* The design's targets, as ratios measured above. */
 	printf("Ratios\n");
-	report("p1_access_vs_urcu", "P1 access / liburcu read side, 1 thread",
-	       res[2][0].ns_op / res[1][0].ns_op, "<= 1.5x");
-	report("p2_scaling_2t", "P2 access, 2 threads / 1 thread aggregate",
-	       res[2][1].mops / res[2][0].mops, ">= 1.8x");
-	report("p2_vs_rwlock_2t", "P2 access / rwlock, 2 threads aggregate",
-	       res[2][1].mops / res[5][1].mops, ">= 10x");
-	report("p2_vs_refcount_2t", "P2 access / refcount, 2 threads aggregate",
-	       res[2][1].mops / res[6][1].mops, ">= 5x");
-	report("p3_upstream_with_vs_ours_with", "P3 upstream WITH / our WITH, 1 thread",
-	       res[7][0].ns_op / res[3][0].ns_op, ">= 3x");
-	report("p3_upstream_with_vs_ours_access", "P3 upstream WITH / our access, 1 thread",
-	       res[7][0].ns_op / res[2][0].ns_op, NULL);
+	report("p1_lgpl_access_vs_urcu", "P1 _LGPL_SOURCE access / liburcu inline, 1 thread",
+	       res[P_LGPL_REF][0].ns_op / res[P_URCU][0].ns_op, "<= 1.5x");
+	report("p1_lgpl_with_vs_urcu", "P1 _LGPL_SOURCE WITH / liburcu inline, 1 thread",
+	       res[P_LGPL_WITH][0].ns_op / res[P_URCU][0].ns_op, "<= 1.5x");
+	report("p1_lgpl_handle_vs_urcu", "P1 _LGPL_SOURCE try_access / liburcu inline, 1 thread",
+	       res[P_LGPL_HANDLE][0].ns_op / res[P_URCU][0].ns_op, "<= 1.5x");
+	report("p1_refcount_vs_lgpl_access", "P1 refcount get/put / _LGPL_SOURCE access, 1 thread",
+	       res[P_REFCOUNT][0].ns_op / res[P_LGPL_REF][0].ns_op, ">= 2x");
+	report("p2_lgpl_scaling_2t", "P2 _LGPL_SOURCE access, 2 threads / 1 thread aggregate",
+	       res[P_LGPL_REF][1].mops / res[P_LGPL_REF][0].mops, ">= 1.8x");
+	report("p1_access_vs_urcu", "static access / liburcu inline, 1 thread",
+	       res[P_OURS_REF][0].ns_op / res[P_URCU][0].ns_op, NULL);
+	if (so_loaded) {
+		report("p1_so_access_vs_urcu_call", ".so access / liburcu called, 1 thread",
+		       res[P_SO_REF][0].ns_op / res[P_URCU_OUTLINE][0].ns_op,
+		       "<= 1x (0.66x before _LGPL_SOURCE)");
+		printf("  %-46s %7.2f ns (before _LGPL_SOURCE: 10.7 ns)\n",
+		       ".so access round trip, 1 thread", res[P_SO_REF][0].ns_op);
+		json_num("p1_so_access_ns", res[P_SO_REF][0].ns_op);
+	}
+	report("p2_scaling_2t", "P2 static access, 2 threads / 1 thread aggregate",
+	       res[P_OURS_REF][1].mops / res[P_OURS_REF][0].mops, ">= 1.8x");
+	report("p2_vs_rwlock_2t", "P2 _LGPL_SOURCE access / rwlock, 2 threads aggregate",
+	       res[P_LGPL_REF][1].mops / res[P_RWLOCK][1].mops, ">= 10x");
+	report("p2_vs_refcount_2t", "P2 _LGPL_SOURCE access / refcount, 2 threads aggregate",
+	       res[P_LGPL_REF][1].mops / res[P_REFCOUNT][1].mops, ">= 5x");
+	report("p3_upstream_with_vs_ours_with", "P3 upstream WITH / our static WITH, 1 thread",
+	       res[P_UPSTREAM][0].ns_op / res[P_OURS_WITH][0].ns_op, ">= 3x");
+	report("p3_upstream_with_vs_lgpl_with", "P3 upstream WITH / _LGPL_SOURCE WITH, 1 thread",
+	       res[P_UPSTREAM][0].ns_op / res[P_LGPL_WITH][0].ns_op, ">= 3x");
 	printf("\n");
 }
 
@@ -462,6 +504,7 @@ static void bench_memory(void)
 
 int main(int argc, char **argv)
 {
+	const char *so_path = REVOCABLE_SO_PATH, *err;
 	bool quick = false;
 	int i;
 
@@ -470,8 +513,11 @@ int main(int argc, char **argv)
 			quick = true;
 		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
 			json_open(argv[++i]);
+		else if (!strcmp(argv[i], "--so") && i + 1 < argc)
+			so_path = argv[++i];
 		else {
-			fprintf(stderr, "usage: %s [--quick] [--json PATH]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--json PATH] [--so LIBPATH]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -484,7 +530,13 @@ int main(int argc, char **argv)
 	}
 	printf("revocable-bench: %ld CPUs%s\n\n", sysconf(_SC_NPROCESSORS_ONLN),
 	       quick ? ", --quick" : "");
+	err = so_open(so_path, &target);
+	so_loaded = !err;
+	if (err)
+		printf("librevocable.so not measured: dlopen(%s): %s\n\n",
+		       so_path, err);
 	bench_access(quick);
+	so_close();
 	revocable_provider_put(ref);
 	revocable_revoke(&slot);
 	up_provider_revoke(&up_rp);

@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stddef.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -31,8 +32,25 @@
 #include <unistd.h>
 
 #include <linux/bug.h>
+#include <linux/revocable.h>
+#include <linux/srcu.h>
 
 #include "compat_internal.h"
+
+/* The inline ABI of <revocable.h> is this file's block and srcu_struct. */
+static_assert(offsetof(struct compat_thread, srcu) ==
+	      offsetof(struct __revocable_reader, __count));
+static_assert(sizeof(((struct compat_thread *)0)->srcu) ==
+	      sizeof(((struct __revocable_reader *)0)->__count));
+static_assert(offsetof(struct compat_srcu_counts, lock) == 0 &&
+	      offsetof(struct compat_srcu_counts, unlock) ==
+	      2 * sizeof(unsigned long));
+static_assert(offsetof(struct compat_thread, token) ==
+	      offsetof(struct __revocable_reader, __token));
+static_assert(offsetof(struct srcu_struct, srcu_idx) ==
+	      offsetof(struct __revocable_srcu, __idx));
+static_assert(offsetof(struct srcu_struct, id) ==
+	      offsetof(struct __revocable_srcu, __id));
 
 __thread struct compat_thread *compat_self
 	__attribute__((__tls_model__("initial-exec")));

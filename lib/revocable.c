@@ -23,6 +23,8 @@
  * - Accesses through a reference move no reference count.
  */
 #define pr_fmt(fmt) "revocable: " fmt
+/* This file defines the out-of-line accessors the header inlines. */
+#define __REVOCABLE_CORE
 
 #include <linux/atomic.h>
 #include <linux/bug.h>
@@ -79,6 +81,14 @@ struct revocable_provider {
 	void *done_arg;
 	struct rcu_head rcu;	/* async revoke, then deferred free */
 };
+
+/* The inline accessors in the header read these members. */
+static_assert(offsetof(struct revocable_provider, res) ==
+	      offsetof(struct __revocable_provider_head, res));
+static_assert(offsetof(struct revocable_provider, dom) ==
+	      offsetof(struct __revocable_provider_head, dom));
+static_assert(offsetof(struct revocable_domain, ssp) ==
+	      offsetof(struct __revocable_domain_head, ssp));
 
 DEFINE_STATIC_SRCU(revocable_srcu);
 

@@ -11,8 +11,12 @@
 
 #ifdef __KERNEL__
 #include <linux/compiler.h>
+#include <linux/err.h>
+#include <linux/kconfig.h>
 #include <linux/rcupdate.h>
+#include <linux/srcu.h>
 #include <linux/types.h>
+#include <asm/current.h>
 #define __revocable_unrcu(p)	unrcu_pointer(p)
 #else
 #include <stdbool.h>
@@ -45,6 +49,19 @@ struct revocable {
 	int idx;
 	unsigned short refused;
 	bool counted;
+};
+
+/*
+ * The first members of every provider and domain, which the inline
+ * accessors read.  Private; in userspace part of the inline ABI (below).
+ */
+struct __revocable_domain_head {
+	struct srcu_struct *ssp;
+};
+
+struct __revocable_provider_head {
+	void __rcu *res;
+	const struct __revocable_domain_head *dom;
 };
 
 /* ----- domains ---------------------------------------------------------- */
@@ -421,7 +438,7 @@ void revocable_withdraw_access(struct revocable *rev);
 
 #define __REVOCABLE_TRY_ACCESS_WITH(_rp, _rev, _res)			\
 	struct revocable _rev						\
-		__attribute__((__cleanup__(revocable_withdraw_access)));\
+		__attribute__((__cleanup__(__revocable_withdraw_cleanup)));\
 	_res = revocable_access(__revocable_unrcu(_rp), &_rev)
 
 /**
@@ -448,11 +465,192 @@ void revocable_withdraw_access(struct revocable *rev);
 
 #define __REVOCABLE_TRY_ACCESS_SCOPED(_rp, _rev, _done, _res)		\
 	for (struct revocable _rev					\
-		__attribute__((__cleanup__(revocable_withdraw_access))) = \
+		__attribute__((__cleanup__(__revocable_withdraw_cleanup))) = \
 			{ .rp = NULL },					\
 		*_done = ((_res) = revocable_access(__revocable_unrcu(_rp), \
 						    &_rev), NULL);	\
 	     !_done; _done = &_rev)
+
+/* ----- the inline fast path ---------------------------------------------- */
+
+/*
+ * In the kernel, and in userspace for a program that defines _LGPL_SOURCE
+ * before including this header (liburcu's convention), revocable_access(),
+ * revocable_try_access(), revocable_withdraw_access() and the two macros
+ * are inline code over the SRCU read side.  The inline path handles the
+ * common case only: a live handle, idle (try_access) or owned by the caller
+ * (withdraw).  Everything else (NULL arguments, inert or deinitialised
+ * handles, a handle already inside an access, refused accesses, a handle
+ * of an exited thread) goes to the out-of-line function, which warns and
+ * returns what it always did.  With CONFIG_REVOCABLE_DEBUG (kernel) every
+ * call goes out of line, where the claim of a handle is exact.
+ *
+ * The library itself (__REVOCABLE_CORE) defines the out-of-line functions.
+ */
+#if defined(__KERNEL__) && !defined(__REVOCABLE_CORE)
+#define __REVOCABLE_INLINE		1
+#define __REVOCABLE_DEBUG		IS_ENABLED(CONFIG_REVOCABLE_DEBUG)
+#define __revocable_unlikely(x)		unlikely(x)
+#define __revocable_bad(p)		IS_ERR_OR_NULL(p)
+#define __revocable_load(x)		READ_ONCE(x)
+#define __revocable_store(x, v)		WRITE_ONCE(x, v)
+#define __revocable_current()		((void *)current)
+#define __revocable_read_lock(ssp)	srcu_read_lock(ssp)
+#define __revocable_read_unlock(ssp, idx) srcu_read_unlock(ssp, idx)
+#define __revocable_res(h, ssp)		srcu_dereference((h)->res, ssp)
+#define __revocable_release_owner(rev)	smp_store_release(&(rev)->owner, NULL)
+#endif
+
+#ifndef __KERNEL__
+/*
+ * Userspace inline ABI, symbol version LIBREVOCABLE_INLINE_1: the
+ * per-thread block (reached through one initial-exec thread-local pointer,
+ * set on the thread's first access) and the first members of a domain's
+ * SRCU state.  Any change to these layouts renames the symbol version, so
+ * that a program built against the old layout fails to load instead of
+ * miscounting.  Private: use the functions above.
+ */
+struct __revocable_reader {
+	/* Per domain slot: locks under index 0 and 1, unlocks under 0 and 1. */
+	unsigned long __count[64][4];
+	unsigned long __token;		/* the thread's "current" */
+};
+
+struct __revocable_srcu {
+	unsigned long __idx;		/* bit 0: the read index */
+	int __id;			/* the domain's slot */
+};
+
+#if defined(_LGPL_SOURCE) && !defined(__REVOCABLE_CORE)
+#define __REVOCABLE_INLINE		1
+#define __REVOCABLE_DEBUG		0
+#define __revocable_unlikely(x)		__builtin_expect(!!(x), 0)
+#define __revocable_bad(p)						\
+	((unsigned long)(p) - 1 >= (unsigned long)-4096)
+#define __revocable_load(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define __revocable_store(x, v)		__atomic_store_n(&(x), v, __ATOMIC_RELAXED)
+#define __revocable_res(h, ssp)		__atomic_load_n(&(h)->res, __ATOMIC_CONSUME)
+#define __revocable_release_owner(rev)					\
+	__atomic_store_n(&(rev)->owner, (void *)0, __ATOMIC_RELEASE)
+
+extern __thread struct __revocable_reader *__revocable_self
+	__attribute__((__tls_model__("initial-exec")));
+extern bool __revocable_has_membarrier;
+struct __revocable_reader *__revocable_register(void);
+
+static inline __attribute__((__always_inline__)) struct __revocable_reader *
+__revocable_me(void)
+{
+	struct __revocable_reader *t = __revocable_self;
+
+	if (__revocable_unlikely(!t))
+		t = __revocable_register();
+	return t;
+}
+
+#define __revocable_current()	((void *)__revocable_me()->__token)
+
+/*
+ * The grace period's membarrier() supplies the readers' full barriers; a
+ * compiler barrier is all a reader needs, or a fence without membarrier().
+ */
+static inline __attribute__((__always_inline__)) void
+__revocable_reader_barrier(void)
+{
+	if (__builtin_expect(__revocable_has_membarrier, 1))
+		__asm__ __volatile__("" : : : "memory");
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline __attribute__((__always_inline__)) int
+__revocable_read_lock(struct srcu_struct *ssp)
+{
+	const struct __revocable_srcu *s = (const struct __revocable_srcu *)ssp;
+	unsigned long *c = __revocable_me()->__count[s->__id];
+	int idx = (int)(__atomic_load_n(&s->__idx, __ATOMIC_RELAXED) & 1);
+
+	__atomic_store_n(&c[idx], c[idx] + 1, __ATOMIC_RELAXED);
+	__revocable_reader_barrier();
+	return idx;
+}
+
+static inline __attribute__((__always_inline__)) void
+__revocable_read_unlock(struct srcu_struct *ssp, int idx)
+{
+	const struct __revocable_srcu *s = (const struct __revocable_srcu *)ssp;
+	unsigned long *c = __revocable_me()->__count[s->__id] + 2 + (idx & 1);
+
+	__revocable_reader_barrier();
+#if defined(__SANITIZE_THREAD__)
+	/* TSan knows no membarrier(): the grace period acquires this. */
+	__atomic_store_n(c, *c + 1, __ATOMIC_RELEASE);
+#else
+	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
+#endif
+}
+#endif /* _LGPL_SOURCE */
+#endif /* !__KERNEL__ */
+
+#ifdef __REVOCABLE_INLINE
+static inline __attribute__((__always_inline__)) void *
+__revocable_access_inline(struct revocable_provider *rp, struct revocable *rev)
+{
+	const struct __revocable_provider_head *h =
+		(const struct __revocable_provider_head *)rp;
+	struct srcu_struct *ssp;
+
+	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev || !rp))
+		return (revocable_access)(rp, rev);
+	ssp = h->dom->ssp;
+	rev->rp = rp;
+	rev->ssp = ssp;
+	rev->refused = 0;
+	rev->counted = false;
+	rev->owner = __revocable_current();
+	rev->idx = __revocable_read_lock(ssp);
+	return __revocable_res(h, ssp);
+}
+
+static inline __attribute__((__always_inline__)) void *
+__revocable_try_access_inline(struct revocable *rev)
+{
+	const struct __revocable_provider_head *h;
+
+	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev) ||
+	    __revocable_unlikely(__revocable_bad(rev->rp) ||
+				 __revocable_load(rev->owner)))
+		return (revocable_try_access)(rev);
+	h = (const struct __revocable_provider_head *)rev->rp;
+	__revocable_store(rev->owner, __revocable_current());
+	rev->idx = __revocable_read_lock(rev->ssp);
+	return __revocable_res(h, rev->ssp);
+}
+
+static inline __attribute__((__always_inline__)) void
+__revocable_withdraw_inline(struct revocable *rev)
+{
+	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev) ||
+	    __revocable_unlikely(__revocable_bad(rev->rp) || rev->refused ||
+				 __revocable_load(rev->owner) !=
+				 __revocable_current())) {
+		(revocable_withdraw_access)(rev);
+		return;
+	}
+	__revocable_read_unlock(rev->ssp, rev->idx);
+	__revocable_release_owner(rev);
+}
+
+#define revocable_access(rp, rev)	__revocable_access_inline(rp, rev)
+#define revocable_try_access(rev)	__revocable_try_access_inline(rev)
+#define revocable_withdraw_access(rev)	__revocable_withdraw_inline(rev)
+#endif /* __REVOCABLE_INLINE */
+
+/* The scope macros' cleanup: inline where the accessors are. */
+static inline void __revocable_withdraw_cleanup(struct revocable *rev)
+{
+	revocable_withdraw_access(rev);
+}
 
 #ifdef __KERNEL__
 struct device;

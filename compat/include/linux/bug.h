@@ -30,5 +30,8 @@ const char *compat_warn_last_site(void);
 #define WARN_ONCE(cond, fmt, ...) __compat_warn_site(cond, fmt, ##__VA_ARGS__)
 
 #define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
+#ifndef static_assert
+#define static_assert(expr, ...)	_Static_assert(expr, #expr)
+#endif
 
 #endif

@@ -46,10 +46,16 @@ struct compat_thread {
 	char name[16];
 };
 
-extern __thread struct compat_thread *compat_self
+/*
+ * Exported under the names of the inline ABI of <revocable.h> (symbol
+ * version LIBREVOCABLE_INLINE_1): programs built with _LGPL_SOURCE run
+ * their read side against these.  thread.c asserts the layouts match.
+ */
+extern __thread struct compat_thread *compat_self __asm__("__revocable_self")
 	__attribute__((__tls_model__("initial-exec")));
 
-struct compat_thread *compat_thread_register(void) __cold;
+struct compat_thread *compat_thread_register(void)
+	__asm__("__revocable_register") __cold;
 
 static __always_inline struct compat_thread *compat_thread_self(void)
 {
@@ -71,7 +77,7 @@ bool compat_token_exited(unsigned long token);
  * issues the full barriers for the readers, and the read side needs only a
  * compiler barrier.  Without it, readers fall back to a real fence.
  */
-extern bool compat_has_membarrier;
+extern bool compat_has_membarrier __asm__("__revocable_has_membarrier");
 
 static __always_inline void compat_reader_barrier(void)
 {
