@@ -498,7 +498,9 @@ void revocable_withdraw_access(struct revocable *rev);
 #define __revocable_read_lock(ssp)	srcu_read_lock(ssp)
 #define __revocable_read_unlock(ssp, idx) srcu_read_unlock(ssp, idx)
 #define __revocable_res(h, ssp)		srcu_dereference((h)->res, ssp)
+/* Orders the unlock's read of rev->idx before the next owner's write. */
 #define __revocable_release_owner(rev)	smp_store_release(&(rev)->owner, NULL)
+#define __revocable_inline		__always_inline
 #endif
 
 #ifndef __KERNEL__
@@ -529,16 +531,19 @@ struct __revocable_srcu {
 	((unsigned long)(p) - 1 >= (unsigned long)-4096)
 #define __revocable_load(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define __revocable_store(x, v)		__atomic_store_n(&(x), v, __ATOMIC_RELAXED)
-#define __revocable_res(h, ssp)		__atomic_load_n(&(h)->res, __ATOMIC_CONSUME)
+#define __revocable_res(h, ssp)						\
+	((void)(ssp), __atomic_load_n(&(h)->res, __ATOMIC_CONSUME))
+/* As in the kernel: the unlock's read of rev->idx, then the release. */
 #define __revocable_release_owner(rev)					\
 	__atomic_store_n(&(rev)->owner, (void *)0, __ATOMIC_RELEASE)
+#define __revocable_inline		inline
 
 extern __thread struct __revocable_reader *__revocable_self
 	__attribute__((__tls_model__("initial-exec")));
 extern bool __revocable_has_membarrier;
 struct __revocable_reader *__revocable_register(void);
 
-static inline __attribute__((__always_inline__)) struct __revocable_reader *
+static __revocable_inline struct __revocable_reader *
 __revocable_me(void)
 {
 	struct __revocable_reader *t = __revocable_self;
@@ -554,7 +559,7 @@ __revocable_me(void)
  * The grace period's membarrier() supplies the readers' full barriers; a
  * compiler barrier is all a reader needs, or a fence without membarrier().
  */
-static inline __attribute__((__always_inline__)) void
+static __revocable_inline void
 __revocable_reader_barrier(void)
 {
 	if (__builtin_expect(__revocable_has_membarrier, 1))
@@ -563,7 +568,7 @@ __revocable_reader_barrier(void)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-static inline __attribute__((__always_inline__)) int
+static __revocable_inline int
 __revocable_read_lock(struct srcu_struct *ssp)
 {
 	const struct __revocable_srcu *s = (const struct __revocable_srcu *)ssp;
@@ -575,7 +580,7 @@ __revocable_read_lock(struct srcu_struct *ssp)
 	return idx;
 }
 
-static inline __attribute__((__always_inline__)) void
+static __revocable_inline void
 __revocable_read_unlock(struct srcu_struct *ssp, int idx)
 {
 	const struct __revocable_srcu *s = (const struct __revocable_srcu *)ssp;
@@ -593,7 +598,7 @@ __revocable_read_unlock(struct srcu_struct *ssp, int idx)
 #endif /* !__KERNEL__ */
 
 #ifdef __REVOCABLE_INLINE
-static inline __attribute__((__always_inline__)) void *
+static __revocable_inline void *
 __revocable_access_inline(struct revocable_provider *rp, struct revocable *rev)
 {
 	const struct __revocable_provider_head *h =
@@ -612,7 +617,7 @@ __revocable_access_inline(struct revocable_provider *rp, struct revocable *rev)
 	return __revocable_res(h, ssp);
 }
 
-static inline __attribute__((__always_inline__)) void *
+static __revocable_inline void *
 __revocable_try_access_inline(struct revocable *rev)
 {
 	const struct __revocable_provider_head *h;
@@ -627,7 +632,7 @@ __revocable_try_access_inline(struct revocable *rev)
 	return __revocable_res(h, rev->ssp);
 }
 
-static inline __attribute__((__always_inline__)) void
+static __revocable_inline void
 __revocable_withdraw_inline(struct revocable *rev)
 {
 	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev) ||
