@@ -159,7 +159,7 @@ END_TEST
 
 /* Readers inline, revokes out of line, in a loop: no resource seen dead. */
 struct churn {
-	struct revocable_provider __rcu *volatile rp;
+	struct revocable_provider __rcu *rp;
 	int stop;
 	unsigned long seen;
 };
@@ -177,7 +177,7 @@ static void *churn_reader(void *arg)
 		got = revocable_access(rp, &rev);
 		if (got) {
 			ck_assert_int_eq(__atomic_load_n(&got->live, __ATOMIC_RELAXED), 1);
-			c->seen++;
+			__atomic_add_fetch(&c->seen, 1, __ATOMIC_RELAXED);
 		}
 		revocable_withdraw_access(&rev);
 		revocable_provider_put(rp);
@@ -194,7 +194,7 @@ START_TEST(inline_readers_against_peer_revokes)
 
 	r = calloc(1, sizeof(*r));
 	r->live = 1;
-	c.rp = revocable_provider_alloc(r);
+	__atomic_store_n(&c.rp, revocable_provider_alloc(r), __ATOMIC_RELEASE);
 	for (i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, churn_reader, &c);
 	for (i = 0; i < 300; i++) {
@@ -202,9 +202,11 @@ START_TEST(inline_readers_against_peer_revokes)
 		struct res *next = calloc(1, sizeof(*next));
 
 		next->live = 1;
-		c.rp = revocable_provider_alloc(next);
+		/* Published as rcu_assign_pointer() would. */
+		__atomic_store_n(&c.rp, revocable_provider_alloc(next),
+				 __ATOMIC_RELEASE);
 		ck_assert_int_eq(peer_revoke(&old), 1);
-		r->live = 0;
+		__atomic_store_n(&r->live, 0, __ATOMIC_RELAXED);
 		free(r);
 		r = next;
 	}
