@@ -25,6 +25,7 @@ uint64_t lgpl_loop_handle(uint64_t n);
 /* so_loops.c: through a dlopen()ed librevocable.so */
 const char *so_open(const char *path, int *target);
 void so_close(void);
+long so_tls_bytes(void);
 uint64_t so_loop_access(uint64_t n);
 uint64_t so_loop_with(uint64_t n);
 uint64_t so_loop_handle(uint64_t n);

@@ -532,9 +532,14 @@ int main(int argc, char **argv)
 	       quick ? ", --quick" : "");
 	err = so_open(so_path, &target);
 	so_loaded = !err;
-	if (err)
+	if (err) {
 		printf("librevocable.so not measured: dlopen(%s): %s\n\n",
 		       so_path, err);
+	} else {
+		printf("librevocable.so loaded with dlopen(): %ld bytes of "
+		       "initial-exec TLS (target: a pointer)\n\n", so_tls_bytes());
+		json_num("so_tls_bytes", (double)so_tls_bytes());
+	}
 	bench_access(quick);
 	so_close();
 	revocable_provider_put(ref);

@@ -8,7 +8,9 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <revocable.h>
 
@@ -50,6 +52,30 @@ const char *so_open(const char *path, int *target)
 	so_slot = so.alloc(target);
 	so_ref = so.get_rcu(&so_slot);
 	return so_slot && so_ref ? NULL : "setup failed";
+}
+
+static int find_tls(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	long *memsz = arg;
+	int i;
+
+	(void)size;
+	if (!strstr(info->dlpi_name, "librevocable.so"))
+		return 0;
+	*memsz = 0;
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_TLS)
+			*memsz = (long)info->dlpi_phdr[i].p_memsz;
+	return 1;
+}
+
+/* Thread-local bytes the loaded librevocable.so asks for, or -1. */
+long so_tls_bytes(void)
+{
+	long memsz = -1;
+
+	dl_iterate_phdr(find_tls, &memsz);
+	return memsz;
 }
 
 void so_close(void)

@@ -13,6 +13,8 @@ RX = re.compile(r"revocable_bench: (\S+) (\d+)$")
 # (label, numerator, denominator, target): ratios of the ns/op figures.
 RATIOS = [
     ("P6 revocable_access / raw SRCU", "revocable_access", "srcu_read_lock", "<= 1.2x"),
+    ("P6 our WITH macro / raw SRCU", "REVOCABLE_TRY_ACCESS_WITH", "srcu_read_lock", "<= 1.2x"),
+    ("P6 revocable_try_access / raw SRCU", "revocable_try_access", "srcu_read_lock", "<= 1.2x"),
     ("P6 upstream WITH / revocable_access", "upstream_WITH", "revocable_access", ">= 3x"),
     ("   upstream WITH / our WITH macro", "upstream_WITH", "REVOCABLE_TRY_ACCESS_WITH", ""),
     ("   revocable_access / rcu_read_lock", "revocable_access", "rcu_read_lock", ""),
@@ -34,7 +36,7 @@ def main():
         print("kernel benchmark did not complete")
         print("0 passed, 1 failed")
         sys.exit(1)
-    print("In-kernel access round trip (QEMU arm64; best of 5 runs on one CPU)")
+    print("In-kernel access round trip (QEMU arm64; median of 7 runs on one CPU)")
     for name, ns in res.items():
         print(f"  {name:32s} {ns:8.2f} ns/op")
     ratios = {}
