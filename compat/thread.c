@@ -47,6 +47,8 @@ static_assert(offsetof(struct compat_srcu_counts, lock) == 0 &&
 	      2 * sizeof(unsigned long));
 static_assert(offsetof(struct compat_thread, token) ==
 	      offsetof(struct __revocable_reader, __token));
+static_assert(offsetof(struct compat_thread, fence) ==
+	      offsetof(struct __revocable_reader, __fence));
 static_assert(offsetof(struct srcu_struct, srcu_idx) ==
 	      offsetof(struct __revocable_srcu, __idx));
 static_assert(offsetof(struct srcu_struct, id) ==
@@ -217,6 +219,7 @@ struct compat_thread *compat_thread_register(void)
 		abort();
 	}
 	t->token = __atomic_fetch_add(&next_token, 1, __ATOMIC_RELAXED);
+	t->fence = !compat_has_membarrier;
 	t->tid = (int)syscall(SYS_gettid);
 	if (pthread_getname_np(pthread_self(), t->name, sizeof(t->name)))
 		t->name[0] = '\0';
@@ -287,8 +290,11 @@ static void compat_fork_child(void)
 	pthread_mutex_unlock(&registry_mutex);
 	/* Registration normally comes along with the mm; make sure. */
 	if (compat_has_membarrier &&
-	    sys_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED))
+	    sys_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)) {
 		compat_has_membarrier = false;
+		if (self)
+			self->fence = 1;
+	}
 	compat_srcu_fork_child();
 	compat_rcu_fork_child();
 }

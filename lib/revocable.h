@@ -436,11 +436,6 @@ void revocable_withdraw_access(struct revocable *rev);
 #define REVOCABLE_TRY_ACCESS_WITH(_rp, _res)				\
 	__REVOCABLE_TRY_ACCESS_WITH(_rp, __REVOCABLE_ID(rev), _res)
 
-#define __REVOCABLE_TRY_ACCESS_WITH(_rp, _rev, _res)			\
-	struct revocable _rev						\
-		__attribute__((__cleanup__(__revocable_withdraw_cleanup)));\
-	_res = revocable_access(__revocable_unrcu(_rp), &_rev)
-
 /**
  * REVOCABLE_TRY_ACCESS_SCOPED() - access a resource for one block
  * @_rp: as for REVOCABLE_TRY_ACCESS_WITH()
@@ -462,14 +457,6 @@ void revocable_withdraw_access(struct revocable *rev);
 #define REVOCABLE_TRY_ACCESS_SCOPED(_rp, _res)				\
 	__REVOCABLE_TRY_ACCESS_SCOPED(_rp, __REVOCABLE_ID(rev),		\
 				      __REVOCABLE_ID(done), _res)
-
-#define __REVOCABLE_TRY_ACCESS_SCOPED(_rp, _rev, _done, _res)		\
-	for (struct revocable _rev					\
-		__attribute__((__cleanup__(__revocable_withdraw_cleanup))) = \
-			{ .rp = NULL },					\
-		*_done = ((_res) = revocable_access(__revocable_unrcu(_rp), \
-						    &_rev), NULL);	\
-	     !_done; _done = &_rev)
 
 /* ----- the inline fast path ---------------------------------------------- */
 
@@ -494,9 +481,15 @@ void revocable_withdraw_access(struct revocable *rev);
 #define __revocable_bad(p)		IS_ERR_OR_NULL(p)
 #define __revocable_load(x)		READ_ONCE(x)
 #define __revocable_store(x, v)		WRITE_ONCE(x, v)
-#define __revocable_current()		((void *)current)
-#define __revocable_read_lock(ssp)	srcu_read_lock(ssp)
-#define __revocable_read_unlock(ssp, idx) srcu_read_unlock(ssp, idx)
+/* The calling context, and what a handle records as its owner. */
+#define __revocable_ctx()		current
+#define __revocable_ctx_owner(c)	(c)
+#define __revocable_read_lock(c, ssp)	((void)(c), srcu_read_lock(ssp))
+#define __revocable_read_unlock(c, ssp, idx)				\
+	do {								\
+		(void)(c);						\
+		srcu_read_unlock(ssp, idx);				\
+	} while (0)
 #define __revocable_res(h, ssp)		srcu_dereference((h)->res, ssp)
 /* Orders the unlock's read of rev->idx before the next owner's write. */
 #define __revocable_release_owner(rev)	smp_store_release(&(rev)->owner, NULL)
@@ -516,6 +509,7 @@ struct __revocable_reader {
 	/* Per domain slot: locks under index 0 and 1, unlocks under 0 and 1. */
 	unsigned long __count[64][4];
 	unsigned long __token;		/* the thread's "current" */
+	unsigned int __fence;		/* readers need a fence: no membarrier() */
 };
 
 struct __revocable_srcu {
@@ -540,7 +534,6 @@ struct __revocable_srcu {
 
 extern __thread struct __revocable_reader *__revocable_self
 	__attribute__((__tls_model__("initial-exec")));
-extern bool __revocable_has_membarrier;
 struct __revocable_reader *__revocable_register(void);
 
 static __revocable_inline struct __revocable_reader *
@@ -553,40 +546,44 @@ __revocable_me(void)
 	return t;
 }
 
-#define __revocable_current()	((void *)__revocable_me()->__token)
+#define __revocable_ctx()		((void *)__revocable_me())
+#define __revocable_ctx_owner(c)					\
+	((void *)((const struct __revocable_reader *)(c))->__token)
 
 /*
  * The grace period's membarrier() supplies the readers' full barriers; a
  * compiler barrier is all a reader needs, or a fence without membarrier().
  */
 static __revocable_inline void
-__revocable_reader_barrier(void)
+__revocable_reader_barrier(const struct __revocable_reader *t)
 {
-	if (__builtin_expect(__revocable_has_membarrier, 1))
+	if (__builtin_expect(!t->__fence, 1))
 		__asm__ __volatile__("" : : : "memory");
 	else
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 static __revocable_inline int
-__revocable_read_lock(struct srcu_struct *ssp)
+__revocable_read_lock(void *ctx, struct srcu_struct *ssp)
 {
+	struct __revocable_reader *t = (struct __revocable_reader *)ctx;
 	const struct __revocable_srcu *s = (const struct __revocable_srcu *)ssp;
-	unsigned long *c = __revocable_me()->__count[s->__id];
+	unsigned long *c = t->__count[s->__id];
 	int idx = (int)(__atomic_load_n(&s->__idx, __ATOMIC_RELAXED) & 1);
 
 	__atomic_store_n(&c[idx], c[idx] + 1, __ATOMIC_RELAXED);
-	__revocable_reader_barrier();
+	__revocable_reader_barrier(t);
 	return idx;
 }
 
 static __revocable_inline void
-__revocable_read_unlock(struct srcu_struct *ssp, int idx)
+__revocable_read_unlock(void *ctx, struct srcu_struct *ssp, int idx)
 {
+	struct __revocable_reader *t = (struct __revocable_reader *)ctx;
 	const struct __revocable_srcu *s = (const struct __revocable_srcu *)ssp;
-	unsigned long *c = __revocable_me()->__count[s->__id] + 2 + (idx & 1);
+	unsigned long *c = t->__count[s->__id] + 2 + (idx & 1);
 
-	__revocable_reader_barrier();
+	__revocable_reader_barrier(t);
 #if defined(__SANITIZE_THREAD__)
 	/* TSan knows no membarrier(): the grace period acquires this. */
 	__atomic_store_n(c, *c + 1, __ATOMIC_RELEASE);
@@ -604,16 +601,18 @@ __revocable_access_inline(struct revocable_provider *rp, struct revocable *rev)
 	const struct __revocable_provider_head *h =
 		(const struct __revocable_provider_head *)rp;
 	struct srcu_struct *ssp;
+	void *c;
 
 	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev || !rp))
 		return (revocable_access)(rp, rev);
+	c = __revocable_ctx();
 	ssp = h->dom->ssp;
 	rev->rp = rp;
 	rev->ssp = ssp;
 	rev->refused = 0;
 	rev->counted = false;
-	rev->owner = __revocable_current();
-	rev->idx = __revocable_read_lock(ssp);
+	rev->owner = __revocable_ctx_owner(c);
+	rev->idx = __revocable_read_lock(c, ssp);
 	return __revocable_res(h, ssp);
 }
 
@@ -621,28 +620,39 @@ static __revocable_inline void *
 __revocable_try_access_inline(struct revocable *rev)
 {
 	const struct __revocable_provider_head *h;
+	void *c;
 
 	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev) ||
 	    __revocable_unlikely(__revocable_bad(rev->rp) ||
 				 __revocable_load(rev->owner)))
 		return (revocable_try_access)(rev);
+	c = __revocable_ctx();
 	h = (const struct __revocable_provider_head *)rev->rp;
-	__revocable_store(rev->owner, __revocable_current());
-	rev->idx = __revocable_read_lock(rev->ssp);
+	__revocable_store(rev->owner, __revocable_ctx_owner(c));
+	rev->idx = __revocable_read_lock(c, rev->ssp);
 	return __revocable_res(h, rev->ssp);
 }
 
+/*
+ * Only the owner of a live access gets past the owner test: an idle,
+ * inert or deinitialised handle has no owner.
+ */
 static __revocable_inline void
 __revocable_withdraw_inline(struct revocable *rev)
 {
-	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev) ||
-	    __revocable_unlikely(__revocable_bad(rev->rp) || rev->refused ||
-				 __revocable_load(rev->owner) !=
-				 __revocable_current())) {
+	void *c;
+
+	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev)) {
 		(revocable_withdraw_access)(rev);
 		return;
 	}
-	__revocable_read_unlock(rev->ssp, rev->idx);
+	c = __revocable_ctx();
+	if (__revocable_unlikely(__revocable_load(rev->owner) !=
+				 __revocable_ctx_owner(c) || rev->refused)) {
+		(revocable_withdraw_access)(rev);
+		return;
+	}
+	__revocable_read_unlock(c, rev->ssp, rev->idx);
 	__revocable_release_owner(rev);
 }
 
@@ -651,11 +661,74 @@ __revocable_withdraw_inline(struct revocable *rev)
 #define revocable_withdraw_access(rev)	__revocable_withdraw_inline(rev)
 #endif /* __REVOCABLE_INLINE */
 
-/* The scope macros' cleanup: inline where the accessors are. */
-static inline void __revocable_withdraw_cleanup(struct revocable *rev)
+#ifdef __REVOCABLE_INLINE
+/*
+ * Inline, the scope macros need no handle: nothing outside the scope can
+ * reach theirs, so they keep only what the end of the access needs.
+ */
+struct __revocable_guard {
+	struct srcu_struct *ssp;
+	int idx;			/* < 0: no access to end */
+};
+
+static __revocable_inline void *
+__revocable_guard_enter(struct __revocable_guard *g,
+			struct revocable_provider *rp)
 {
-	revocable_withdraw_access(rev);
+	const struct __revocable_provider_head *h =
+		(const struct __revocable_provider_head *)rp;
+	void *c;
+
+	if (__revocable_unlikely(!rp)) {
+		g->idx = -1;
+		return rp;
+	}
+	c = __revocable_ctx();
+	g->ssp = h->dom->ssp;
+	g->idx = __revocable_read_lock(c, g->ssp);
+	return __revocable_res(h, g->ssp);
 }
+
+static __revocable_inline void
+__revocable_guard_exit(struct __revocable_guard *g)
+{
+	if (g->idx >= 0)
+		__revocable_read_unlock(__revocable_ctx(), g->ssp, g->idx);
+}
+
+#endif /* __REVOCABLE_INLINE */
+
+#ifndef __REVOCABLE_INLINE
+/* Out of line, the scope macros' state is an access handle. */
+struct __revocable_guard {
+	struct revocable rev;
+};
+
+static inline void *
+__revocable_guard_enter(struct __revocable_guard *g,
+			struct revocable_provider *rp)
+{
+	return revocable_access(rp, &g->rev);
+}
+
+static inline void __revocable_guard_exit(struct __revocable_guard *g)
+{
+	revocable_withdraw_access(&g->rev);
+}
+#endif
+
+#define __REVOCABLE_TRY_ACCESS_WITH(_rp, _g, _res)			\
+	struct __revocable_guard _g					\
+		__attribute__((__cleanup__(__revocable_guard_exit)));	\
+	_res = __revocable_guard_enter(&_g, __revocable_unrcu(_rp))
+
+#define __REVOCABLE_TRY_ACCESS_SCOPED(_rp, _g, _done, _res)		\
+	for (struct __revocable_guard _g				\
+		__attribute__((__cleanup__(__revocable_guard_exit))) =	\
+			{ 0 },						\
+		*_done = ((_res) = __revocable_guard_enter(&_g,		\
+					__revocable_unrcu(_rp)), NULL);	\
+	     !_done; _done = &_g)
 
 #ifdef __KERNEL__
 struct device;

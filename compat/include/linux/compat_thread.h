@@ -32,6 +32,8 @@ struct compat_thread {
 	struct compat_srcu_counts srcu[COMPAT_SRCU_MAX_DOMAINS];
 	/* "current": never reused, so a dead thread's token stays dead. */
 	unsigned long token;
+	/* Readers need a real fence: this process has no membarrier(). */
+	unsigned int fence;
 	/* Nonzero while the thread runs a callback of the library. */
 	unsigned int in_callback;
 	/*
@@ -77,11 +79,11 @@ bool compat_token_exited(unsigned long token);
  * issues the full barriers for the readers, and the read side needs only a
  * compiler barrier.  Without it, readers fall back to a real fence.
  */
-extern bool compat_has_membarrier __asm__("__revocable_has_membarrier");
+extern bool compat_has_membarrier;
 
 static __always_inline void compat_reader_barrier(void)
 {
-	if (likely(compat_has_membarrier))
+	if (likely(!compat_thread_self()->fence))
 		barrier();
 	else
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
