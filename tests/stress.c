@@ -9,6 +9,9 @@
  * which exit inside an access: the library releases it (with a WARN) and
  * no revoke may wait for them.
  *
+ * Built twice: stress (calls into the library) and stress-inline
+ * (-D_LGPL_SOURCE: the readers' accesses are inline).
+ *
  * usage: stress [--seconds N] [--readers N] [--bound-ms N]
  * Exit status 0 when no access saw a dead resource and no revoke was slow.
  */
