@@ -519,6 +519,13 @@ struct __revocable_srcu {
 
 #if defined(_LGPL_SOURCE) && !defined(__REVOCABLE_CORE)
 #define __REVOCABLE_INLINE		1
+#if defined(__SANITIZE_THREAD__)
+#define __REVOCABLE_TSAN		1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define __REVOCABLE_TSAN		1
+#endif
+#endif
 #define __REVOCABLE_DEBUG		0
 #define __revocable_unlikely(x)		__builtin_expect(!!(x), 0)
 #define __revocable_bad(p)						\
@@ -584,7 +591,7 @@ __revocable_read_unlock(void *ctx, struct srcu_struct *ssp, int idx)
 	unsigned long *c = t->__count[s->__id] + 2 + (idx & 1);
 
 	__revocable_reader_barrier(t);
-#if defined(__SANITIZE_THREAD__)
+#ifdef __REVOCABLE_TSAN
 	/* TSan knows no membarrier(): the grace period acquires this. */
 	__atomic_store_n(c, *c + 1, __ATOMIC_RELEASE);
 #else
