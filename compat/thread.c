@@ -211,8 +211,18 @@ static void compat_make_exit_key(void)
 struct compat_thread *compat_thread_register(void)
 {
 	struct compat_thread *t;
+	char name[16];
 
 	pthread_once(&exit_key_once, compat_make_exit_key);
+	if (pthread_getname_np(pthread_self(), name, sizeof(name)))
+		name[0] = '\0';
+
+	/*
+	 * Allocated and linked under the registry lock, which fork()'s
+	 * prepare handler takes: a child never inherits a block that is
+	 * allocated but not yet in the registry (it could not free it).
+	 */
+	compat_registry_lock();
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		fprintf(stderr, "revocable: no memory for a thread block\n");
@@ -221,10 +231,7 @@ struct compat_thread *compat_thread_register(void)
 	t->token = __atomic_fetch_add(&next_token, 1, __ATOMIC_RELAXED);
 	t->fence = !compat_has_membarrier;
 	t->tid = (int)syscall(SYS_gettid);
-	if (pthread_getname_np(pthread_self(), t->name, sizeof(t->name)))
-		t->name[0] = '\0';
-
-	compat_registry_lock();
+	memcpy(t->name, name, sizeof(t->name));
 	t->prev = NULL;
 	t->next = compat_threads;
 	if (compat_threads)
