@@ -10,9 +10,6 @@
 
 #include "bench.h"
 
-static int urcu_target = 42;
-static int *urcu_ptr = &urcu_target;
-
 void peer_urcu_thread_init(void)
 {
 	urcu_memb_register_thread();
@@ -23,20 +20,8 @@ void peer_urcu_thread_exit(void)
 	urcu_memb_unregister_thread();
 }
 
-uint64_t peer_urcu_read_loop(uint64_t iters)
-{
-	uint64_t sum = 0;
-
-	while (iters--) {
-		int *p;
-
-		urcu_memb_read_lock();
-		p = rcu_dereference(urcu_ptr);
-		sum += (uint64_t)*p;
-		urcu_memb_read_unlock();
-	}
-	return sum;
-}
+#define PEER_URCU_LOOP peer_urcu_read_loop
+#include "peer_urcu_loop.h"
 
 void peer_urcu_synchronize(void)
 {

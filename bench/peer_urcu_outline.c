@@ -8,20 +8,5 @@
 
 #include "bench.h"
 
-static int urcu_target = 42;
-static int *urcu_ptr = &urcu_target;
-
-uint64_t peer_urcu_read_loop_outline(uint64_t iters)
-{
-	uint64_t sum = 0;
-
-	while (iters--) {
-		int *p;
-
-		urcu_memb_read_lock();
-		p = rcu_dereference(urcu_ptr);
-		sum += (uint64_t)*p;
-		urcu_memb_read_unlock();
-	}
-	return sum;
-}
+#define PEER_URCU_LOOP peer_urcu_read_loop_outline
+#include "peer_urcu_loop.h"

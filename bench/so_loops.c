@@ -88,13 +88,14 @@ void so_close(void)
 	so_handle = NULL;
 }
 
-uint64_t so_loop_access(uint64_t n)
+/* revocable_access() + withdraw through @rp, as called from outside. */
+static uint64_t so_access_loop(struct revocable_provider *rp, uint64_t n)
 {
 	uint64_t sum = 0;
 
 	while (n--) {
 		struct revocable acc;
-		int *res = so.access(so_ref, &acc);
+		int *res = so.access(rp, &acc);
 
 		sum += res ? (uint64_t)*res : 0;
 		so.withdraw(&acc);
@@ -102,19 +103,15 @@ uint64_t so_loop_access(uint64_t n)
 	return sum;
 }
 
+uint64_t so_loop_access(uint64_t n)
+{
+	return so_access_loop(so_ref, n);
+}
+
 /* What REVOCABLE_TRY_ACCESS_WITH expands to without _LGPL_SOURCE. */
 uint64_t so_loop_with(uint64_t n)
 {
-	uint64_t sum = 0;
-
-	while (n--) {
-		struct revocable rev;
-		int *res = so.access(so_slot, &rev);
-
-		sum += res ? (uint64_t)*res : 0;
-		so.withdraw(&rev);
-	}
-	return sum;
+	return so_access_loop(so_slot, n);
 }
 
 uint64_t so_loop_handle(uint64_t n)

@@ -81,9 +81,9 @@ bool compat_token_exited(unsigned long token);
  */
 extern bool compat_has_membarrier;
 
-static __always_inline void compat_reader_barrier(void)
+static __always_inline void compat_reader_barrier(const struct compat_thread *t)
 {
-	if (likely(!compat_thread_self()->fence))
+	if (likely(!t->fence))
 		barrier();
 	else
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);

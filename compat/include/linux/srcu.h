@@ -77,19 +77,21 @@ void compat_srcu_static_init_failed(const char *name) __cold;
 
 static __always_inline int srcu_read_lock(struct srcu_struct *ssp)
 {
-	struct compat_srcu_counts *c = &compat_thread_self()->srcu[ssp->id];
+	struct compat_thread *t = compat_thread_self();
+	struct compat_srcu_counts *c = &t->srcu[ssp->id];
 	int idx = READ_ONCE(ssp->srcu_idx) & 1;
 
 	WRITE_ONCE(c->lock[idx], c->lock[idx] + 1);
-	compat_reader_barrier();
+	compat_reader_barrier(t);
 	return idx;
 }
 
 static __always_inline void srcu_read_unlock(struct srcu_struct *ssp, int idx)
 {
-	struct compat_srcu_counts *c = &compat_thread_self()->srcu[ssp->id];
+	struct compat_thread *t = compat_thread_self();
+	struct compat_srcu_counts *c = &t->srcu[ssp->id];
 
-	compat_reader_barrier();
+	compat_reader_barrier(t);
 #ifdef COMPAT_TSAN
 	/*
 	 * membarrier() on the grace-period side is what orders this section
