@@ -738,6 +738,63 @@ static inline void __revocable_guard_exit(struct __revocable_guard *g)
 	     !_done; _done = &_g)
 
 #ifdef __KERNEL__
+#include <linux/cleanup.h>
+
+/**
+ * struct revocable_scope - an access held by a subsystem's guard class
+ * @res: the resource, or NULL when the provider has been revoked
+ * @__g: private
+ *
+ * For subsystems that keep their call sites to one line with a guard class
+ * of their own (gpiolib's ``gpio_chip_guard``).  Use it through
+ * ``CLASS(revocable, name)(rp)`` or through revocable_scope_enter() and
+ * revocable_scope_exit().  It costs what the scope macros cost: the SRCU
+ * read index and the domain, no reference and no owner.
+ */
+struct revocable_scope {
+	void *res;
+	struct __revocable_guard __g;
+};
+
+/**
+ * revocable_scope_enter() - enter an access held in a struct revocable_scope
+ * @s: the scope
+ * @rp: the provider, kept alive by the caller (a consumer reference, or
+ *	the value of the owner's slot); NULL gives a NULL access
+ *
+ * The scope may be copied while the access is held (a class constructor
+ * returns it by value); exactly one copy is ended with
+ * revocable_scope_exit(), in the context that entered the access.
+ *
+ * Context: as revocable_access().
+ * Return: the resource, also stored in @s->res, or NULL when revoked.
+ */
+static inline void *revocable_scope_enter(struct revocable_scope *s,
+					  struct revocable_provider *rp)
+{
+	s->res = __revocable_guard_enter(&s->__g, rp);
+	return s->res;
+}
+
+/**
+ * revocable_scope_exit() - end an access entered by revocable_scope_enter()
+ * @s: the scope
+ *
+ * Context: the context that entered the access.
+ */
+static inline void revocable_scope_exit(struct revocable_scope *s)
+{
+	__revocable_guard_exit(&s->__g);
+}
+
+DEFINE_CLASS(revocable, struct revocable_scope, revocable_scope_exit(&_T),
+	     ({
+		struct revocable_scope __s;
+
+		revocable_scope_enter(&__s, rp);
+		__s;
+	     }), struct revocable_provider *rp)
+
 struct device;
 
 /* Kernel only; documented in drivers/base/revocable_devm.c. */

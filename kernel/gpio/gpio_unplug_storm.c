@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPIO unplug storm: a gpio-sim chip is made live and removed through
+ * configfs, again and again, while threads use it through every path of the
+ * character device (line info, v2 line values get and set, blocking read()
+ * and poll() for edge events through the v2 and the v1 uAPI).  The main
+ * thread also holds edge-event requests of both uAPIs that it closes only
+ * after the chip is gone.
+ *
+ * Checks, for a bounded time:
+ *  - every call on a removed chip gives the documented error: -ENODEV for
+ *    ioctl() and read(), EPOLLHUP | EPOLLERR for poll(); opening a removed
+ *    chip's node fails with ENOENT, ENODEV or ENXIO;
+ *  - a thread blocked in read() or poll() returns within a bound after the
+ *    removal starts, and the removal itself completes within it;
+ *  - kmemleak, if the kernel has it, reports nothing new at the end.
+ * The console (KASAN, lockdep, WARNING, hung tasks) is judged by the caller.
+ *
+ * usage: gpio_unplug_storm [-t SECONDS] [-b BOUND_MS]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/gpio.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+
+#define CFG		"/sys/kernel/config/gpio-sim/storm"
+#define NLINES		8
+#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
+
+/* One incarnation of the chip. */
+struct gen {
+	char chip[80];		/* /dev/gpiochipN */
+	char sysfs[160];	/* /sys/devices/platform/gpio-sim.N/gpiochipN */
+	atomic_int gone;	/* the removal has started */
+	atomic_llong gone_ns;	/* when */
+};
+
+static atomic_llong calls, gone_calls, events, removals, bad, late;
+static atomic_llong max_latency_ns;
+static long long bound_ns = 5000LL * 1000000;
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void complain(const char *what, const char *detail, int err)
+{
+	atomic_fetch_add(&bad, 1);
+	ksft_print_msg("unexpected: %s: %s (%s)\n", what, detail,
+		       err ? strerror(err) : "no error");
+}
+
+/*
+ * A call failed with errno @err: that must be the chip's removal and the
+ * documented error.  Returns 1 (the caller stops), after checking that a
+ * call blocked at the removal returned within the bound.
+ */
+static int gone(struct gen *g, const char *what, int err, int expect)
+{
+	long long lat;
+
+	if (err != expect) {
+		complain(what, "wrong error on a removed chip", err);
+		return 1;
+	}
+	if (!atomic_load(&g->gone)) {
+		/* The chip can only disappear through us. */
+		complain(what, "chip gone before its removal", err);
+		return 1;
+	}
+	atomic_fetch_add(&gone_calls, 1);
+	lat = now_ns() - atomic_load(&g->gone_ns);
+	if (lat > atomic_load(&max_latency_ns))
+		atomic_store(&max_latency_ns, lat);
+	if (lat > bound_ns) {
+		atomic_fetch_add(&late, 1);
+		ksft_print_msg("%s returned %lld ms after the removal started\n",
+			       what, lat / 1000000);
+	}
+	return 1;
+}
+
+static int open_chip(struct gen *g)
+{
+	int fd = open(g->chip, O_RDWR | O_CLOEXEC);
+
+	atomic_fetch_add(&calls, 1);
+	if (fd < 0 && errno != ENOENT && errno != ENODEV && errno != ENXIO)
+		complain("open", g->chip, errno);
+	if (fd < 0 && !atomic_load(&g->gone))
+		complain("open", "failed on a live chip", errno);
+	return fd;
+}
+
+/* A v2 line request on the chip fd; returns the line fd or -1 (gone). */
+static int request_v2(struct gen *g, int cfd, unsigned int off, __u64 flags)
+{
+	struct gpio_v2_line_request req;
+
+	memset(&req, 0, sizeof(req));
+	req.offsets[0] = off;
+	req.num_lines = 1;
+	req.config.flags = flags;
+	snprintf(req.consumer, sizeof(req.consumer), "storm%u", off);
+	atomic_fetch_add(&calls, 1);
+	if (ioctl(cfd, GPIO_V2_GET_LINE_IOCTL, &req) == 0)
+		return req.fd;
+	gone(g, "GPIO_V2_GET_LINE_IOCTL", errno, ENODEV);
+	return -1;
+}
+
+static int request_v1_event(struct gen *g, int cfd, unsigned int off)
+{
+	struct gpioevent_request req;
+
+	memset(&req, 0, sizeof(req));
+	req.lineoffset = off;
+	req.handleflags = GPIOHANDLE_REQUEST_INPUT;
+	req.eventflags = GPIOEVENT_REQUEST_BOTH_EDGES;
+	snprintf(req.consumer_label, sizeof(req.consumer_label), "storm%u", off);
+	atomic_fetch_add(&calls, 1);
+	if (ioctl(cfd, GPIO_GET_LINEEVENT_IOCTL, &req) == 0)
+		return req.fd;
+	gone(g, "GPIO_GET_LINEEVENT_IOCTL", errno, ENODEV);
+	return -1;
+}
+
+#define EDGES	(GPIO_V2_LINE_FLAG_INPUT | GPIO_V2_LINE_FLAG_EDGE_RISING | \
+		 GPIO_V2_LINE_FLAG_EDGE_FALLING)
+
+static void *w_info(void *arg)
+{
+	struct gen *g = arg;
+	struct gpio_v2_line_info info;
+	struct gpiochip_info ci;
+	unsigned int i = 0;
+	int fd = open_chip(g);
+
+	while (fd >= 0) {
+		memset(&info, 0, sizeof(info));
+		info.offset = i++ % NLINES;
+		atomic_fetch_add(&calls, 1);
+		if (ioctl(fd, GPIO_V2_GET_LINEINFO_IOCTL, &info) &&
+		    gone(g, "GPIO_V2_GET_LINEINFO_IOCTL", errno, ENODEV))
+			break;
+		atomic_fetch_add(&calls, 1);
+		if (ioctl(fd, GPIO_GET_CHIPINFO_IOCTL, &ci) &&
+		    gone(g, "GPIO_GET_CHIPINFO_IOCTL", errno, ENODEV))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static void *w_values(void *arg)
+{
+	struct gen *g = arg;
+	struct gpio_v2_line_values v;
+	int cfd = open_chip(g), fd = -1;
+	unsigned int i = 0;
+
+	if (cfd >= 0)
+		fd = request_v2(g, cfd, 0, GPIO_V2_LINE_FLAG_OUTPUT);
+	while (fd >= 0) {
+		v.mask = 1;
+		v.bits = i++ & 1;
+		atomic_fetch_add(&calls, 1);
+		if (ioctl(fd, GPIO_V2_LINE_SET_VALUES_IOCTL, &v) &&
+		    gone(g, "GPIO_V2_LINE_SET_VALUES_IOCTL", errno, ENODEV))
+			break;
+		atomic_fetch_add(&calls, 1);
+		if (ioctl(fd, GPIO_V2_LINE_GET_VALUES_IOCTL, &v) &&
+		    gone(g, "GPIO_V2_LINE_GET_VALUES_IOCTL", errno, ENODEV))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (cfd >= 0)
+		close(cfd);
+	return NULL;
+}
+
+/* Blocking read() of v2 edge events on line 2. */
+static void *w_read_v2(void *arg)
+{
+	struct gen *g = arg;
+	struct gpio_v2_line_event ev[4];
+	int cfd = open_chip(g), fd = -1;
+	ssize_t n;
+
+	if (cfd >= 0)
+		fd = request_v2(g, cfd, 2, EDGES);
+	if (cfd >= 0)
+		close(cfd);	/* the request outlives the chip fd */
+	while (fd >= 0) {
+		atomic_fetch_add(&calls, 1);
+		n = read(fd, ev, sizeof(ev));
+		if (n > 0) {
+			atomic_fetch_add(&events, n / sizeof(ev[0]));
+			continue;
+		}
+		if (n == 0)
+			complain("read (v2)", "returned 0", 0);
+		gone(g, "read (v2 line request)", n < 0 ? errno : 0, ENODEV);
+		break;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* poll() with no timeout for v2 edge events on line 3. */
+static void *w_poll_v2(void *arg)
+{
+	struct gen *g = arg;
+	struct gpio_v2_line_event ev;
+	int cfd = open_chip(g), fd = -1;
+	struct pollfd p;
+
+	if (cfd >= 0)
+		fd = request_v2(g, cfd, 3, EDGES);
+	while (fd >= 0) {
+		p.fd = fd;
+		p.events = POLLIN;
+		atomic_fetch_add(&calls, 1);
+		if (poll(&p, 1, -1) != 1) {
+			complain("poll", "failed", errno);
+			break;
+		}
+		if (p.revents & (POLLHUP | POLLERR)) {
+			if ((p.revents & (POLLHUP | POLLERR)) !=
+			    (POLLHUP | POLLERR))
+				complain("poll", "only one of POLLHUP, POLLERR", 0);
+			gone(g, "poll (v2 line request)", ENODEV, ENODEV);
+			break;
+		}
+		atomic_fetch_add(&calls, 1);
+		if (read(fd, &ev, sizeof(ev)) == sizeof(ev))
+			atomic_fetch_add(&events, 1);
+		else if (gone(g, "read after poll", errno, ENODEV))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (cfd >= 0)
+		close(cfd);
+	return NULL;
+}
+
+/* Blocking read() of v1 line events on line 4. */
+static void *w_read_v1(void *arg)
+{
+	struct gen *g = arg;
+	struct gpioevent_data ev[4];
+	int cfd = open_chip(g), fd = -1;
+	ssize_t n;
+
+	if (cfd >= 0)
+		fd = request_v1_event(g, cfd, 4);
+	while (fd >= 0) {
+		atomic_fetch_add(&calls, 1);
+		n = read(fd, ev, sizeof(ev));
+		if (n > 0) {
+			atomic_fetch_add(&events, n / sizeof(ev[0]));
+			continue;
+		}
+		gone(g, "read (v1 line event)", n < 0 ? errno : 0, ENODEV);
+		break;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (cfd >= 0)
+		close(cfd);
+	return NULL;
+}
+
+/* Toggle the simulated pull of the edge lines until the chip goes. */
+static void *w_pull(void *arg)
+{
+	static const char *const pull[] = { "pull-up", "pull-down" };
+	struct gen *g = arg;
+	char path[224];
+	unsigned int i = 0;
+	int fd, ok = 1;
+
+	while (ok && !atomic_load(&g->gone)) {
+		for (unsigned int line = 2; ok && line <= 6; line++) {
+			snprintf(path, sizeof(path), "%s/sim_gpio%u/pull",
+				 g->sysfs, line);
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+			ok = fd >= 0 && write(fd, pull[i & 1], strlen(pull[i & 1])) > 0;
+			if (fd >= 0)
+				close(fd);
+		}
+		i++;
+		usleep(500);
+	}
+	return NULL;
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static void setup_configfs(void)
+{
+	if (mkdir(CFG, 0755) && errno != EEXIST)
+		ksft_exit_skip("gpio-sim configfs: %s (module loaded? configfs mounted?)\n",
+			       strerror(errno));
+	if (mkdir(CFG "/bank0", 0755) && errno != EEXIST)
+		ksft_exit_fail_msg("mkdir bank0: %s\n", strerror(errno));
+	if (write_file(CFG "/bank0/num_lines", "8"))
+		ksft_exit_fail_msg("num_lines: %s\n", strerror(errno));
+}
+
+static void teardown_configfs(void)
+{
+	write_file(CFG "/live", "0");
+	rmdir(CFG "/bank0");
+	rmdir(CFG);
+}
+
+/*
+ * After the removal, the requests the main thread kept open: every call
+ * gives the documented error, then they are closed (the release of a
+ * request whose IRQ the removal gave back).
+ */
+static void check_held(struct gen *g, int cfd, int v2, int v1)
+{
+	struct gpio_v2_line_values v = { .mask = 1 };
+	struct gpiohandle_data hd;
+	struct gpio_v2_line_info info = { .offset = 0 };
+	struct pollfd p[2] = { { .fd = v2, .events = POLLIN },
+			       { .fd = v1, .events = POLLIN } };
+	char buf[64];
+
+	if (cfd >= 0) {
+		atomic_fetch_add(&calls, 1);
+		if (ioctl(cfd, GPIO_V2_GET_LINEINFO_IOCTL, &info) == 0)
+			complain("held chip fd", "ioctl succeeded after removal", 0);
+		else
+			gone(g, "held chip fd ioctl", errno, ENODEV);
+	}
+	if (v2 >= 0) {
+		atomic_fetch_add(&calls, 2);
+		if (ioctl(v2, GPIO_V2_LINE_GET_VALUES_IOCTL, &v) == 0)
+			complain("held v2 request", "ioctl succeeded after removal", 0);
+		else
+			gone(g, "held v2 request ioctl", errno, ENODEV);
+		if (read(v2, buf, sizeof(buf)) >= 0)
+			complain("held v2 request", "read succeeded after removal", 0);
+		else
+			gone(g, "held v2 request read", errno, ENODEV);
+	}
+	if (v1 >= 0) {
+		atomic_fetch_add(&calls, 2);
+		if (ioctl(v1, GPIOHANDLE_GET_LINE_VALUES_IOCTL, &hd) == 0)
+			complain("held v1 event", "ioctl succeeded after removal", 0);
+		else
+			gone(g, "held v1 event ioctl", errno, ENODEV);
+		if (read(v1, buf, sizeof(buf)) >= 0)
+			complain("held v1 event", "read succeeded after removal", 0);
+		else
+			gone(g, "held v1 event read", errno, ENODEV);
+	}
+	if (v2 >= 0 && v1 >= 0) {
+		atomic_fetch_add(&calls, 1);
+		if (poll(p, 2, 0) != 2 ||
+		    (p[0].revents & (POLLHUP | POLLERR)) != (POLLHUP | POLLERR) ||
+		    (p[1].revents & (POLLHUP | POLLERR)) != (POLLHUP | POLLERR))
+			complain("held requests", "poll is not POLLHUP | POLLERR", 0);
+		else
+			atomic_fetch_add(&gone_calls, 1);
+	}
+	if (v1 >= 0)
+		close(v1);
+	if (v2 >= 0)
+		close(v2);
+	if (cfd >= 0)
+		close(cfd);
+}
+
+static int kmemleak_report(int clear)
+{
+	char buf[4096];
+	int fd;
+	ssize_t n, total = 0;
+
+	if (access(KMEMLEAK, F_OK))
+		return -1;
+	if (clear)
+		return write_file(KMEMLEAK, "clear");
+	/* Objects are reported once they are old enough and still unreferenced. */
+	sleep(6);
+	write_file(KMEMLEAK, "scan");
+	write_file(KMEMLEAK, "scan");
+	fd = open(KMEMLEAK, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = 0;
+		fputs(buf, stdout);
+		total += n;
+	}
+	close(fd);
+	return total > 0;
+}
+
+int main(int argc, char **argv)
+{
+	void *(*const workers[])(void *) = { w_info, w_values, w_read_v2,
+					     w_poll_v2, w_read_v1, w_pull };
+	enum { NW = sizeof(workers) / sizeof(workers[0]) };
+	long long end, t0, removal_max = 0, lat;
+	unsigned int seed = 1, seconds = 5;
+	char name[32], dev[32];
+	pthread_t th[NW];
+	struct timespec dl;
+	int opt, leak;
+
+	while ((opt = getopt(argc, argv, "t:b:")) != -1) {
+		if (opt == 't')
+			seconds = atoi(optarg);
+		else if (opt == 'b')
+			bound_ns = atoll(optarg) * 1000000;
+		else
+			ksft_exit_fail_msg("usage: %s [-t SECONDS] [-b BOUND_MS]\n", argv[0]);
+	}
+	ksft_print_header();
+	ksft_set_plan(4);
+	setup_configfs();
+	leak = kmemleak_report(1);
+	end = now_ns() + seconds * 1000000000LL;
+
+	while (now_ns() < end && !atomic_load(&late)) {
+		struct gen g = { 0 };
+		int cfd, v2 = -1, v1 = -1;
+
+		if (write_file(CFG "/live", "1"))
+			ksft_exit_fail_msg("live=1: %s\n", strerror(errno));
+		if (read_file(CFG "/bank0/chip_name", name, sizeof(name)) ||
+		    read_file(CFG "/dev_name", dev, sizeof(dev)))
+			ksft_exit_fail_msg("chip_name/dev_name unreadable\n");
+		snprintf(g.chip, sizeof(g.chip), "/dev/%s", name);
+		snprintf(g.sysfs, sizeof(g.sysfs), "/sys/devices/platform/%s/%s",
+			 dev, name);
+
+		/* Requests closed only after the chip is gone. */
+		cfd = open_chip(&g);
+		if (cfd >= 0) {
+			v2 = request_v2(&g, cfd, 5, EDGES);
+			v1 = request_v1_event(&g, cfd, 6);
+		}
+		for (int i = 0; i < NW; i++)
+			if (pthread_create(&th[i], NULL, workers[i], &g))
+				ksft_exit_fail_msg("pthread_create failed\n");
+
+		usleep(2000 + rand_r(&seed) % 30000);
+
+		atomic_store(&g.gone_ns, now_ns());
+		atomic_store(&g.gone, 1);
+		t0 = now_ns();
+		if (write_file(CFG "/live", "0"))
+			ksft_exit_fail_msg("live=0: %s\n", strerror(errno));
+		lat = now_ns() - t0;
+		if (lat > removal_max)
+			removal_max = lat;
+		atomic_fetch_add(&removals, 1);
+
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += bound_ns / 1000000000LL + 1;
+		for (int i = 0; i < NW; i++) {
+			if (pthread_timedjoin_np(th[i], NULL, &dl)) {
+				atomic_fetch_add(&late, 1);
+				ksft_print_msg("worker %d still blocked %lld ms after the removal\n",
+					       i, (now_ns() - t0) / 1000000);
+				goto out;
+			}
+		}
+		check_held(&g, cfd, v2, v1);
+	}
+	teardown_configfs();
+out:
+	ksft_print_msg("calls %lld, removals %lld, calls that saw the chip gone %lld, edge events %lld\n",
+		       atomic_load(&calls), atomic_load(&removals),
+		       atomic_load(&gone_calls), atomic_load(&events));
+	ksft_print_msg("longest removal %lld ms, latest return after a removal %lld ms (bound %lld ms)\n",
+		       removal_max / 1000000, atomic_load(&max_latency_ns) / 1000000,
+		       bound_ns / 1000000);
+	ksft_test_result(atomic_load(&removals) > 0 && atomic_load(&gone_calls) > 0,
+			 "storm_chip_removed_under_use\n");
+	ksft_test_result(atomic_load(&bad) == 0, "storm_documented_errors\n");
+	ksft_test_result(atomic_load(&late) == 0 && removal_max <= bound_ns,
+			 "storm_blocked_callers_return\n");
+	if (atomic_load(&late)) {
+		ksft_test_result_fail("storm_no_leak (not checked: a caller is stuck)\n");
+	} else {
+		leak = leak < 0 ? -1 : kmemleak_report(0);
+		if (leak < 0)
+			ksft_test_result_skip("storm_no_leak (no kmemleak)\n");
+		else
+			ksft_test_result(leak == 0, "storm_no_leak\n");
+	}
+	ksft_finished();
+}
