@@ -4,7 +4,7 @@
 # The kernel flow behind "ninja -C build kernel-patches" and
 # "ninja -C build kernel-qemu".
 #
-# usage: kernel.sh patches|qemu|qemu-kcsan|bench REPO KDIR
+# usage: kernel.sh patches|qemu|qemu-kcsan|bench|bench-gpio REPO KDIR
 #   REPO  this project's checkout
 #   KDIR  working directory in the build dir (never in the repo):
 #         src/      Debian's linux-source-6.12, extracted once, a git tree
@@ -17,7 +17,8 @@
 #         console.log, initramfs/ ...
 #
 # Environment: QEMU_TIMEOUT (seconds, default 900), JOBS (default nproc),
-# REVOCABLE_LIB_C (package another revocable.c, for testing the tests).
+# REVOCABLE_LIB_C (package another revocable.c, for testing the tests),
+# STORM_SECONDS (length of the GPIO unplug storm, default 5).
 set -euo pipefail
 
 cmd=$1
@@ -28,6 +29,8 @@ jobs=${JOBS:-$(nproc)}
 cross=aarch64-linux-gnu-
 command -v ccache >/dev/null && cross="ccache $cross"
 out=$kdir/out			# the test kernel; the benchmark one is out-bench
+ksrc=$kdir/src			# the tree configure and build use
+initrd=$kdir/initramfs.cpio.gz
 config=$repo/kernel/revocable.config
 log=$kdir/console.log
 stamps=$kdir/stamps
@@ -54,7 +57,7 @@ preflight() {
 	local miss=() pair
 	local tools=(make:make gcc:build-essential aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu
 		bc:bc bison:bison flex:flex cpio:cpio xz:xz-utils git:git python3:python3
-		perl:perl gzip:gzip)
+		perl:perl gzip:gzip depmod:kmod dpkg-deb:dpkg apt-get:apt)
 
 	[ "$1" = patches ] || tools+=(qemu-system-aarch64:qemu-system-arm)
 	for pair in "${tools[@]}"; do
@@ -140,7 +143,7 @@ configure() {
 	# identical to the last one triggers no rebuild.
 	stage "configuring: tinyconfig + kernel/$(basename "$config")"
 	mkdir -p "$out"
-	(cd "$kdir/src" && kmake tinyconfig >/dev/null &&
+	(cd "$ksrc" && kmake tinyconfig >/dev/null &&
 	 scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "$config" >/dev/null &&
 	 kmake olddefconfig >/dev/null) || die "configuration failed"
 	for opt in $(grep -E '^CONFIG_[A-Z0-9_]+=y' "$config" | cut -d= -f1); do
@@ -158,12 +161,12 @@ build_module() {
 	if [ $# -gt 2 ]; then
 		cp "${@:3}" "$kdir/mod-$1/"
 	fi
-	(cd "$kdir/src" && kmake M="$kdir/mod-$1" modules) || die "$1 module build failed"
+	(cd "$ksrc" && kmake M="$kdir/mod-$1" modules) || die "$1 module build failed"
 }
 
 build() {
 	stage "building Image and modules (arm64, $jobs jobs, ${cross% *})"
-	(cd "$kdir/src" && kmake Image modules) || die "kernel build failed"
+	(cd "$ksrc" && kmake Image modules) || die "kernel build failed"
 }
 
 # initramfs FILE...: a static init plus FILE... (paths) at the root.
@@ -185,8 +188,72 @@ initramfs() {
 	for f in "$@"; do
 		echo "file /${f##*/} $f 0755 0 0" >> "$ir/list"
 	done
-	[ -x "$out/usr/gen_init_cpio" ] || (cd "$kdir/src" && kmake usr/gen_init_cpio >/dev/null)
-	"$out/usr/gen_init_cpio" "$ir/list" | gzip -9 > "$kdir/initramfs.cpio.gz"
+	[ -x "$out/usr/gen_init_cpio" ] || (cd "$ksrc" && kmake usr/gen_init_cpio >/dev/null)
+	"$out/usr/gen_init_cpio" "$ir/list" | gzip -9 > "$initrd"
+}
+
+# gpio_userspace: the userspace of the GPIO stage, in $kdir/gpio-root:
+# Debian's arm64 busybox-static, and bash with its libraries for the
+# selftests' #!/bin/bash scripts, downloaded with apt-get into a private apt
+# state under $kdir (the host's apt configuration is not touched); the
+# kernel's own tools/testing/selftests/gpio, built and installed by its
+# Makefile; our unplug storm; the kernel's modules with a depmod index.
+gpio_userspace() {
+	local root=$kdir/gpio-root apt=$kdir/apt pkgs=(busybox-static bash libtinfo6 libc6)
+	local a=(-o APT::Architecture=arm64 -o APT::Architectures::=arm64
+		-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
+		-o Dir::State::status=/dev/null -o Debug::NoLocking=1
+		-o APT::Sandbox::User=root) d
+
+	stage "GPIO stage: Debian arm64 packages ${pkgs[*]}"
+	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$kdir/debs"
+	if ! ls "$kdir"/debs/busybox-static_*.deb >/dev/null 2>&1; then
+		apt-get -q "${a[@]}" update >/dev/null ||
+			die "apt-get update for arm64 failed (is Debian's archive reachable?)"
+		(cd "$kdir/debs" && apt-get -q "${a[@]}" download "${pkgs[@]}" >/dev/null) ||
+			die "apt-get download ${pkgs[*]} (arm64) failed"
+	fi
+	rm -rf "$root"
+	mkdir -p "$root"
+	for d in "$kdir"/debs/*.deb; do
+		dpkg-deb -x "$d" "$root" || die "dpkg-deb -x $d failed"
+	done
+	rm -rf "$root/usr/share" "$root/usr/lib/aarch64-linux-gnu/gconv" "$root/usr/libexec"
+
+	stage "GPIO stage: tools/testing/selftests/gpio and the unplug storm"
+	(cd "$kdir/src" && kmake headers >/dev/null) || die "make headers failed"
+	rm -rf "$kdir/ksft-gpio"
+	make -s -C "$kdir/src/tools/testing/selftests" TARGETS=gpio ARCH=arm64 \
+		CROSS_COMPILE=aarch64-linux-gnu- O="$kdir/ksft-gpio" \
+		KHDR_INCLUDES="-isystem $out/usr/include" \
+		INSTALL_PATH="$root/kselftest" install >/dev/null ||
+		die "building tools/testing/selftests/gpio failed"
+	aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
+		-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
+		-o "$root/gpio_unplug_storm" "$repo/kernel/gpio/gpio_unplug_storm.c" ||
+		die "unplug storm build failed"
+	echo "${STORM_SECONDS:-5}" > "$root/storm_seconds"
+
+	stage "GPIO stage: modules_install with depmod"
+	(cd "$kdir/src" && kmake INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 \
+		modules_install >/dev/null) || die "modules_install failed"
+	(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -6 \
+		>> "$kdir/initramfs.cpio.gz" || die "GPIO initramfs failed"
+}
+
+# gpio_tests: how many results the GPIO stage prints (0 without it).
+gpio_tests() {
+	local n=0 t
+
+	if grep -q '^CONFIG_GPIO_SIM=m' "$config"; then
+		for t in $(sed -n 's/^TEST_PROGS := //p' \
+			"$kdir/src/tools/testing/selftests/gpio/Makefile"); do
+			n=$((n + 1))
+		done
+		n=$((n + $(sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' \
+			"$repo/kernel/gpio/gpio_unplug_storm.c")))
+	fi
+	echo $n
 }
 
 selftest_binary() {
@@ -226,12 +293,69 @@ boot() {
 		-nodefaults -nic none \
 		-nographic -no-reboot -monitor none -serial stdio \
 		-kernel "$out/arch/arm64/boot/Image" \
-		-initrd "$kdir/initramfs.cpio.gz" \
+		-initrd "$initrd" \
 		-append "console=ttyAMA0 panic=-1 rdinit=/init" \
 		< /dev/null > "$log" 2>&1 || rc=$?
 	[ $rc = 124 ] && stage "QEMU timed out after ${timeout}s"
 	stage "QEMU exited ($rc); console log: $log"
 	[ $rc = 0 ] || qemu_failed
+}
+
+# bench_gpio: "ninja -C build kernel-bench-gpio".  Three kernels from the
+# same series and config: stock (without kernel/patches: 6.12's own
+# gpiolib), converted, and converted with the chips in the shared default
+# domain instead of a domain per device (the design choice the conversion's
+# commit message argues; built from a scratch edit, never committed).  Each
+# boots GPIO_BENCH_BOOTS times (default 5), interleaved, and runs the
+# userspace GPIO_V2_LINE_GET_VALUES_IOCTL loop and gpio_bench.ko's
+# gpiod_get_value_cansleep() loop on one CPU and on all at once.
+bench_gpio() {
+	local boots=${GPIO_BENCH_BOOTS:-5} npatch v i dir=$kdir/bench-gpio
+	local variants=(stock converted shared)
+
+	config=$repo/kernel/revocable-bench-gpio.config
+	patches
+	apply
+	npatch=$(ls "$repo"/kernel/patches/*.patch | wc -l)
+	mkdir -p "$dir"
+	rm -f "$dir"/*.log
+	for v in "${variants[@]}"; do
+		ksrc=$kdir/src-$v
+		out=$kdir/out-gpio-$v
+		initrd=$dir/initramfs-$v.cpio.gz
+		stage "variant $v"
+		[ -d "$ksrc" ] || git -C "$kdir/src" worktree add -q --detach "$ksrc" HEAD
+		case $v in
+		stock) git -C "$ksrc" checkout -q -f --detach "$(git -C "$kdir/src" rev-parse HEAD~"$npatch")" ;;
+		*) git -C "$ksrc" checkout -q -f --detach "$(git -C "$kdir/src" rev-parse HEAD)" ;;
+		esac
+		if [ "$v" = shared ]; then
+			sed -i -e 's/revocable_domain_alloc(GPIOCHIP_NAME)/revocable_default_domain()/' \
+				-e 's/revocable_domain_free(gdev->chip_dom);/;/' \
+				"$ksrc/drivers/gpio/gpiolib.c"
+			grep -q 'revocable_default_domain()' "$ksrc/drivers/gpio/gpiolib.c" ||
+				die "the shared-domain edit did not apply"
+		fi
+		configure
+		build
+		build_module gpio-bench "$repo/kernel/gpio/bench"
+		(cd "$ksrc" && kmake headers >/dev/null) || die "make headers failed"
+		aarch64-linux-gnu-gcc -static -O2 -Wall -pthread -isystem "$out/usr/include" \
+			-o "$kdir/gpio_bench_user" "$repo/kernel/gpio/gpio_bench_user.c" ||
+			die "gpio_bench_user build failed"
+		initramfs "$kdir/mod-gpio-bench/gpio_bench.ko" "$kdir/gpio_bench_user" \
+			"$(find "$out/drivers/gpio" -name gpio-sim.ko)"
+	done
+	for i in $(seq "$boots"); do
+		for v in "${variants[@]}"; do
+			out=$kdir/out-gpio-$v
+			initrd=$dir/initramfs-$v.cpio.gz
+			log=$dir/$v-$i.log
+			boot
+		done
+	done
+	stage "parsing the GPIO benchmark ($boots boots per kernel)"
+	python3 "$repo/kernel/qemu/parse_bench_gpio.py" "$dir" "$kdir/bench-gpio.json"
 }
 
 judge_bench() {
@@ -240,12 +364,13 @@ judge_bench() {
 }
 
 judge() {
-	local kunit selftest
+	local kunit selftest gpio
 
 	kunit=$(grep -c 'KUNIT_CASE(' "$repo/kernel/revocable_kunit.c")
 	selftest=$(grep -cE '^TEST_F(_TIMEOUT)?\(' "$repo/kernel/selftest/revocable_test.c")
-	stage "parsing the console (expecting $kunit KUnit and $selftest kselftest results)"
-	python3 "$repo/kernel/qemu/parse_console.py" "$log" "$kunit" "$selftest" "$repo"
+	gpio=$(gpio_tests)
+	stage "parsing the console (expecting $kunit KUnit, $selftest kselftest and $gpio GPIO results)"
+	python3 "$repo/kernel/qemu/parse_console.py" "$log" "$kunit" "$selftest" "$repo" "$gpio"
 }
 
 test_run() {
@@ -256,6 +381,7 @@ test_run() {
 	build_module test "$kdir/src/$sel/test_modules"
 	selftest_binary
 	initramfs "$kdir/mod-test/revocable_test.ko" "$kdir/revocable_selftest"
+	[ "$(gpio_tests)" = 0 ] || gpio_userspace
 	boot
 	judge
 }
@@ -274,6 +400,9 @@ qemu-kcsan)
 	log=$kdir/console-kcsan.log
 	test_run
 	;;
+bench-gpio)
+	bench_gpio
+	;;
 bench)
 	out=$kdir/out-bench
 	config=$repo/kernel/revocable-bench.config
@@ -287,7 +416,7 @@ bench)
 	judge_bench
 	;;
 *)
-	echo "usage: $0 patches|qemu|qemu-kcsan|bench REPO KDIR" >&2
+	echo "usage: $0 patches|qemu|qemu-kcsan|bench|bench-gpio REPO KDIR" >&2
 	exit 2
 	;;
 esac

@@ -2,7 +2,9 @@
 /*
  * /init of the QEMU test initramfs: mount what the tests need, load the
  * debugfs test module, run the kselftest (KUnit already ran during boot),
- * report, and power off.
+ * then, when the initramfs has them, the kernel's GPIO selftests (with
+ * Debian's busybox and bash) and the GPIO unplug storm; report, and power
+ * off.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -21,19 +23,64 @@ static void say(const char *msg)
 	fflush(stdout);
 }
 
-static int run(const char *path)
+static int runv(char *const argv[])
 {
+	static char *const envp[] = {
+		"PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/", "TERM=dumb", NULL
+	};
 	int status;
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		execl(path, path, (char *)NULL);
+		execve(argv[0], argv, envp);
 		perror("exec");
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int run(const char *path)
+{
+	char *const argv[] = { (char *)path, NULL };
+
+	return runv(argv);
+}
+
+/*
+ * The GPIO stage: tools/testing/selftests/gpio through the kernel's own
+ * kselftest runner, then the unplug storm.  Everything it runs comes from
+ * the initramfs's second archive (see gpio_userspace in kernel/kernel.sh).
+ */
+static void gpio_stage(void)
+{
+	char *const install[] = { "/bin/busybox", "--install", "-s", "/bin", NULL };
+	char *const ksft[] = { "/bin/sh", "/kselftest/run_kselftest.sh", NULL };
+	char secs[16] = "5", msg[128];
+	char *const storm[] = { "/gpio_unplug_storm", "-t", secs, NULL };
+	FILE *f;
+	int ret;
+
+	mkdir("/tmp", 01777);
+	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
+	mount("configfs", "/sys/kernel/config", "configfs", 0, NULL);
+	runv(install);
+	f = fopen("/storm_seconds", "r");
+	if (f) {
+		if (!fgets(secs, sizeof(secs), f))
+			strcpy(secs, "5");
+		secs[strcspn(secs, "\n")] = 0;
+		fclose(f);
+	}
+	say("gpio tests begin");
+	ret = runv(ksft);
+	snprintf(msg, sizeof(msg), "gpio kselftest exit status %d", ret);
+	say(msg);
+	ret = runv(storm);
+	snprintf(msg, sizeof(msg), "gpio unplug storm exit status %d", ret);
+	say(msg);
+	say("gpio tests end");
 }
 
 static int load(const char *path)
@@ -47,6 +94,56 @@ static int load(const char *path)
 	return ret;
 }
 
+static int put(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(val, f) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/*
+ * kernel-bench-gpio: a gpio-sim chip labelled "bench" through configfs,
+ * then the userspace loop on its character device and the in-kernel loop
+ * of gpio_bench.ko.
+ */
+static void gpio_bench_stage(void)
+{
+	const char *cfg = "/sys/kernel/config/gpio-sim/b";
+	char path[128], chip[64] = "", dev[96];
+	char *const user[] = { "/gpio_bench_user", dev, NULL };
+	FILE *f;
+
+	mount("configfs", "/sys/kernel/config", "configfs", 0, NULL);
+	if (load("/gpio-sim.ko"))
+		perror("INIT: loading gpio-sim.ko");
+	mkdir(cfg, 0755);
+	snprintf(path, sizeof(path), "%s/bank0", cfg);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/bank0/num_lines", cfg);
+	put(path, "8");
+	snprintf(path, sizeof(path), "%s/bank0/label", cfg);
+	put(path, "bench");
+	snprintf(path, sizeof(path), "%s/live", cfg);
+	if (put(path, "1"))
+		perror("INIT: gpio-sim live");
+	snprintf(path, sizeof(path), "%s/bank0/chip_name", cfg);
+	f = fopen(path, "r");
+	if (!f || !fgets(chip, sizeof(chip), f))
+		say("no gpio-sim chip");
+	if (f)
+		fclose(f);
+	chip[strcspn(chip, "\n")] = 0;
+	snprintf(dev, sizeof(dev), "/dev/%s", chip);
+	say("running gpio_bench_user");
+	runv(user);
+	say("running gpio_bench.ko");
+	load("/gpio_bench.ko");
+}
+
 int main(void)
 {
 	char msg[128];
@@ -57,6 +154,10 @@ int main(void)
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+
+	if (access("/gpio_bench_user", F_OK) == 0)
+		gpio_bench_stage();
 
 	if (access("/revocable_bench.ko", F_OK) == 0) {
 		/* The benchmark runs in its init and then refuses to load. */
@@ -79,6 +180,9 @@ int main(void)
 		else
 			say("revocable_test unloaded");
 	}
+
+	if (access("/kselftest/run_kselftest.sh", F_OK) == 0)
+		gpio_stage();
 
 	say("done, powering off");
 	sync();

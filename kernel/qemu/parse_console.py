@@ -9,7 +9,12 @@ prints around a warning it provokes on purpose), a hung task, an Oops,
 a panic, or a run that did not reach the end.  The last line printed is
 "N passed, N failed".
 
-usage: parse_console.py CONSOLE.log N_KUNIT N_SELFTEST [REPO]
+usage: parse_console.py CONSOLE.log N_KUNIT N_SELFTEST [REPO [N_GPIO]]
+
+N_GPIO results are expected from the GPIO stage (the kernel's own
+tools/testing/selftests/gpio through its kselftest runner, and the unplug
+storm), printed between "INIT: gpio tests begin" and "INIT: gpio tests
+end"; its own WARNINGs count like any other.
 
 A KCSAN report fails the run when a function it names is ours (appears in
 REPO's lib/ or kernel/ sources); a report between two core-kernel functions
@@ -24,6 +29,7 @@ import sys
 
 EXPECTED_KUNIT = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 EXPECTED_SELFTEST = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+EXPECTED_GPIO = int(sys.argv[5]) if len(sys.argv) > 5 else 0
 
 BAD = [
     (re.compile(r"\bBUG:"), "BUG"),
@@ -60,7 +66,7 @@ def main():
     problems = []
     in_expected = False
     section = None
-    kunit, selftest = {}, {}
+    kunit, selftest, gpio = {}, {}, {}
     ours = our_identifiers(sys.argv[4]) if len(sys.argv) > 4 else None
     notes = []
     for line in lines:
@@ -84,6 +90,10 @@ def main():
             section = "kunit"
         if line.startswith("INIT: revocable_test.ko loaded"):
             section = "selftest"
+        if line.startswith("INIT: gpio tests begin"):
+            section = "gpio"
+        if line.startswith("INIT: gpio tests end"):
+            section = None
         m = TAP.match(line)
         if m and section:
             ok, name, rest = m.group(1) == "ok", m.group(3), m.group(4)
@@ -93,23 +103,28 @@ def main():
                 kunit[name] = ok
             elif section == "selftest" and "." in name:
                 selftest[name] = ok
+            elif section == "gpio" and not line.startswith(" "):
+                gpio[(name + rest).split(" # ")[0].strip()] = ok
     if not any("INIT: done" in l for l in lines):
         problems.append("the run did not reach the end (timeout or crash)")
     if len(kunit) < EXPECTED_KUNIT:
         problems.append(f"only {len(kunit)} KUnit results, expected {EXPECTED_KUNIT}")
     if len(selftest) < EXPECTED_SELFTEST:
         problems.append(f"only {len(selftest)} selftest results, expected {EXPECTED_SELFTEST}")
-    for name, ok in sorted({**kunit, **selftest}.items()):
+    if len(gpio) < EXPECTED_GPIO:
+        problems.append(f"only {len(gpio)} GPIO results, expected {EXPECTED_GPIO}")
+    for name, ok in sorted({**kunit, **selftest, **gpio}.items()):
         print(f"{'ok    ' if ok else 'FAILED'} {name}")
     for n in notes:
         print(f"note: {n}")
     for p in problems:
         print(f"PROBLEM: {p}")
-    passed = sum(kunit.values()) + sum(selftest.values())
+    passed = sum(kunit.values()) + sum(selftest.values()) + sum(gpio.values())
     # Each problem counts as a failure, so the last line alone tells.
-    failed = len(kunit) + len(selftest) - passed + len(problems)
+    failed = len(kunit) + len(selftest) + len(gpio) - passed + len(problems)
     print(f"KUnit: {sum(kunit.values())}/{len(kunit)}, "
           f"kselftest: {sum(selftest.values())}/{len(selftest)}, "
+          f"GPIO: {sum(gpio.values())}/{len(gpio)}, "
           f"problems: {len(problems)}")
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if problems or failed else 0)
