@@ -199,7 +199,11 @@ initramfs() {
 # kernel's own tools/testing/selftests/gpio, built and installed by its
 # Makefile; our unplug storm; the kernel's modules with a depmod index.
 gpio_userspace() {
-	local root=$kdir/gpio-root apt=$kdir/apt pkgs=(busybox-static bash libtinfo6 libc6)
+	local root=$kdir/gpio-root apt=$kdir/apt
+	# busybox-static lacks seq (coreutils) and mountpoint (util-linux),
+	# which gpio-sim.sh uses; the libraries are what those need.
+	local pkgs=(busybox-static bash libtinfo6 libc6 coreutils util-linux libmount1
+		libblkid1 libselinux1 libpcre2-8-0 libacl1 libattr1 libgmp10)
 	local a=(-o APT::Architecture=arm64 -o APT::Architectures::=arm64
 		-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
 		-o Dir::State::status=/dev/null -o Debug::NoLocking=1
@@ -207,18 +211,20 @@ gpio_userspace() {
 
 	stage "GPIO stage: Debian arm64 packages ${pkgs[*]}"
 	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$kdir/debs"
-	if ! ls "$kdir"/debs/busybox-static_*.deb >/dev/null 2>&1; then
+	if [ "$(cat "$kdir/debs/list" 2>/dev/null)" != "${pkgs[*]}" ]; then
+		rm -f "$kdir"/debs/*.deb "$kdir/debs/list"
 		apt-get -q "${a[@]}" update >/dev/null ||
 			die "apt-get update for arm64 failed (is Debian's archive reachable?)"
 		(cd "$kdir/debs" && apt-get -q "${a[@]}" download "${pkgs[@]}" >/dev/null) ||
 			die "apt-get download ${pkgs[*]} (arm64) failed"
+		echo "${pkgs[*]}" > "$kdir/debs/list"
 	fi
 	rm -rf "$root"
 	mkdir -p "$root"
 	for d in "$kdir"/debs/*.deb; do
 		dpkg-deb -x "$d" "$root" || die "dpkg-deb -x $d failed"
 	done
-	rm -rf "$root/usr/share" "$root/usr/lib/aarch64-linux-gnu/gconv" "$root/usr/libexec"
+	rm -rf "$root/usr/share" "$root/usr/lib/aarch64-linux-gnu/gconv"
 
 	stage "GPIO stage: tools/testing/selftests/gpio and the unplug storm"
 	(cd "$kdir/src" && kmake headers >/dev/null) || die "make headers failed"

@@ -56,7 +56,9 @@ static int run(const char *path)
 static void gpio_stage(void)
 {
 	char *const install[] = { "/bin/busybox", "--install", "-s", "/bin", NULL };
-	char *const ksft[] = { "/bin/sh", "/kselftest/run_kselftest.sh", NULL };
+	/* Under KASAN and TCG a test may outlast the runner's default 45 s. */
+	char *const ksft[] = { "/bin/sh", "/kselftest/run_kselftest.sh",
+			       "--override-timeout", "600", NULL };
 	char secs[16] = "5", msg[128];
 	char *const storm[] = { "/gpio_unplug_storm", "-t", secs, NULL };
 	FILE *f;
