@@ -239,6 +239,8 @@ gpio_userspace() {
 		-o "$root/gpio_unplug_storm" "$repo/kernel/gpio/gpio_unplug_storm.c" ||
 		die "unplug storm build failed"
 	echo "${STORM_SECONDS:-5}" > "$root/storm_seconds"
+	build_module slow "$repo/kernel/gpio/slow"
+	cp "$kdir/mod-slow/gpio_slow_chip.ko" "$root/"
 
 	stage "GPIO stage: modules_install with depmod"
 	(cd "$kdir/src" && kmake INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 \
@@ -316,13 +318,16 @@ boot() {
 # userspace GPIO_V2_LINE_GET_VALUES_IOCTL loop and gpio_bench.ko's
 # gpiod_get_value_cansleep() loop on one CPU and on all at once.
 bench_gpio() {
-	local boots=${GPIO_BENCH_BOOTS:-5} npatch v i dir=$kdir/bench-gpio
+	local boots=${GPIO_BENCH_BOOTS:-5} npatch v i dir=$kdir/bench-gpio conv stock
 	local variants=(stock converted shared)
 
 	config=$repo/kernel/revocable-bench-gpio.config
 	patches
 	apply
 	npatch=$(ls "$repo"/kernel/patches/*.patch | wc -l)
+	# Resolved once: src may be re-applied by another run meanwhile.
+	conv=$(git -C "$kdir/src" rev-parse HEAD)
+	stock=$(git -C "$kdir/src" rev-parse HEAD~"$npatch")
 	mkdir -p "$dir"
 	rm -f "$dir"/*.log
 	for v in "${variants[@]}"; do
@@ -332,8 +337,8 @@ bench_gpio() {
 		stage "variant $v"
 		[ -d "$ksrc" ] || git -C "$kdir/src" worktree add -q --detach "$ksrc" HEAD
 		case $v in
-		stock) git -C "$ksrc" checkout -q -f --detach "$(git -C "$kdir/src" rev-parse HEAD~"$npatch")" ;;
-		*) git -C "$ksrc" checkout -q -f --detach "$(git -C "$kdir/src" rev-parse HEAD)" ;;
+		stock) git -C "$ksrc" checkout -q -f --detach "$stock" ;;
+		*) git -C "$ksrc" checkout -q -f --detach "$conv" ;;
 		esac
 		if [ "$v" = shared ]; then
 			sed -i -e 's/revocable_domain_alloc(GPIOCHIP_NAME)/revocable_default_domain()/' \

@@ -29,6 +29,7 @@ export GIT_AUTHOR_DATE="2026-12-01T00:00:00Z"
 export GIT_COMMITTER_DATE="$GIT_AUTHOR_DATE"
 
 cd "$tree"
+git am --abort >/dev/null 2>&1 || true	# a run killed halfway
 git checkout -q -f --detach pristine
 git clean -q -fdx
 

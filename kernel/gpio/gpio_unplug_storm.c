@@ -16,7 +16,13 @@
  *  - kmemleak, if the kernel has it, reports nothing new at the end.
  * The console (KASAN, lockdep, WARNING, hung tasks) is judged by the caller.
  *
- * usage: gpio_unplug_storm [-t SECONDS] [-b BOUND_MS]
+ * With -m MODULE (gpio_slow_chip.ko), the second half of the time goes to a
+ * chip whose get and set sleep (a slow-bus expander), added and removed
+ * through debugfs while threads read and write its lines: callers are
+ * inside the driver when it is removed, which catches a removal that does
+ * not wait for them.
+ *
+ * usage: gpio_unplug_storm [-t SECONDS] [-b BOUND_MS] [-m SLOW_CHIP_MODULE]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +36,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +45,7 @@
 #define CFG		"/sys/kernel/config/gpio-sim/storm"
 #define NLINES		8
 #define KMEMLEAK	"/sys/kernel/debug/kmemleak"
+#define SLOW_LIVE	"/sys/kernel/debug/gpio-slow/live"
 
 /* One incarnation of the chip. */
 struct gen {
@@ -45,11 +53,15 @@ struct gen {
 	char sysfs[160];	/* /sys/devices/platform/gpio-sim.N/gpiochipN */
 	atomic_int gone;	/* the removal has started */
 	atomic_llong gone_ns;	/* when */
+	unsigned int nlines;
+	atomic_uint next_out;	/* the next output line for w_values */
 };
 
 static atomic_llong calls, gone_calls, events, removals, bad, late;
-static atomic_llong max_latency_ns;
-static long long bound_ns = 5000LL * 1000000;
+static atomic_llong max_latency_ns, slow_removals;
+static long long bound_ns = 5000LL * 1000000, removal_max;
+static unsigned int seed = 1;
+static const char *slow_module;
 
 static long long now_ns(void)
 {
@@ -154,7 +166,7 @@ static void *w_info(void *arg)
 
 	while (fd >= 0) {
 		memset(&info, 0, sizeof(info));
-		info.offset = i++ % NLINES;
+		info.offset = i++ % g->nlines;
 		atomic_fetch_add(&calls, 1);
 		if (ioctl(fd, GPIO_V2_GET_LINEINFO_IOCTL, &info) &&
 		    gone(g, "GPIO_V2_GET_LINEINFO_IOCTL", errno, ENODEV))
@@ -177,7 +189,8 @@ static void *w_values(void *arg)
 	unsigned int i = 0;
 
 	if (cfd >= 0)
-		fd = request_v2(g, cfd, 0, GPIO_V2_LINE_FLAG_OUTPUT);
+		fd = request_v2(g, cfd, atomic_fetch_add(&g->next_out, 1),
+				GPIO_V2_LINE_FLAG_OUTPUT);
 	while (fd >= 0) {
 		v.mask = 1;
 		v.bits = i++ & 1;
@@ -446,39 +459,31 @@ static int kmemleak_report(int clear)
 	return total > 0;
 }
 
-int main(int argc, char **argv)
+/*
+ * Make the chip live, let the workers at it, remove it, and check what the
+ * removal did to them, until @end.  @slow: the sleeping chip instead of
+ * gpio-sim.  Returns -1 when a worker is stuck (the run stops there).
+ */
+static int storm(int slow, long long end)
 {
-	void *(*const workers[])(void *) = { w_info, w_values, w_read_v2,
-					     w_poll_v2, w_read_v1, w_pull };
-	enum { NW = sizeof(workers) / sizeof(workers[0]) };
-	long long end, t0, removal_max = 0, lat;
-	unsigned int seed = 1, seconds = 5;
+	void *(*const sim[])(void *) = { w_info, w_values, w_read_v2,
+					 w_poll_v2, w_read_v1, w_pull };
+	void *(*const slw[])(void *) = { w_info, w_values, w_values };
+	void *(*const *w)(void *) = slow ? slw : sim;
+	int nw = slow ? 3 : 6;
 	char name[32], dev[32];
-	pthread_t th[NW];
 	struct timespec dl;
-	int opt, leak;
-
-	while ((opt = getopt(argc, argv, "t:b:")) != -1) {
-		if (opt == 't')
-			seconds = atoi(optarg);
-		else if (opt == 'b')
-			bound_ns = atoll(optarg) * 1000000;
-		else
-			ksft_exit_fail_msg("usage: %s [-t SECONDS] [-b BOUND_MS]\n", argv[0]);
-	}
-	ksft_print_header();
-	ksft_set_plan(4);
-	setup_configfs();
-	leak = kmemleak_report(1);
-	end = now_ns() + seconds * 1000000000LL;
+	pthread_t th[6];
+	long long t0, lat;
 
 	while (now_ns() < end && !atomic_load(&late)) {
-		struct gen g = { 0 };
+		struct gen g = { .nlines = slow ? 4 : NLINES };
 		int cfd, v2 = -1, v1 = -1;
 
-		if (write_file(CFG "/live", "1"))
+		if (write_file(slow ? SLOW_LIVE : CFG "/live", "1"))
 			ksft_exit_fail_msg("live=1: %s\n", strerror(errno));
-		if (read_file(CFG "/bank0/chip_name", name, sizeof(name)) ||
+		if (slow ? read_file(SLOW_LIVE, name, sizeof(name)) :
+		    read_file(CFG "/bank0/chip_name", name, sizeof(name)) ||
 		    read_file(CFG "/dev_name", dev, sizeof(dev)))
 			ksft_exit_fail_msg("chip_name/dev_name unreadable\n");
 		snprintf(g.chip, sizeof(g.chip), "/dev/%s", name);
@@ -487,12 +492,12 @@ int main(int argc, char **argv)
 
 		/* Requests closed only after the chip is gone. */
 		cfd = open_chip(&g);
-		if (cfd >= 0) {
+		if (cfd >= 0 && !slow) {
 			v2 = request_v2(&g, cfd, 5, EDGES);
 			v1 = request_v1_event(&g, cfd, 6);
 		}
-		for (int i = 0; i < NW; i++)
-			if (pthread_create(&th[i], NULL, workers[i], &g))
+		for (int i = 0; i < nw; i++)
+			if (pthread_create(&th[i], NULL, w[i], &g))
 				ksft_exit_fail_msg("pthread_create failed\n");
 
 		usleep(2000 + rand_r(&seed) % 30000);
@@ -500,34 +505,70 @@ int main(int argc, char **argv)
 		atomic_store(&g.gone_ns, now_ns());
 		atomic_store(&g.gone, 1);
 		t0 = now_ns();
-		if (write_file(CFG "/live", "0"))
+		if (write_file(slow ? SLOW_LIVE : CFG "/live", "0"))
 			ksft_exit_fail_msg("live=0: %s\n", strerror(errno));
 		lat = now_ns() - t0;
 		if (lat > removal_max)
 			removal_max = lat;
-		atomic_fetch_add(&removals, 1);
+		atomic_fetch_add(slow ? &slow_removals : &removals, 1);
 
 		clock_gettime(CLOCK_REALTIME, &dl);
 		dl.tv_sec += bound_ns / 1000000000LL + 1;
-		for (int i = 0; i < NW; i++) {
+		for (int i = 0; i < nw; i++) {
 			if (pthread_timedjoin_np(th[i], NULL, &dl)) {
 				atomic_fetch_add(&late, 1);
 				ksft_print_msg("worker %d still blocked %lld ms after the removal\n",
 					       i, (now_ns() - t0) / 1000000);
-				goto out;
+				return -1;
 			}
 		}
 		check_held(&g, cfd, v2, v1);
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int seconds = 5;
+	long long end;
+	int opt, leak;
+
+	while ((opt = getopt(argc, argv, "t:b:m:")) != -1) {
+		if (opt == 't')
+			seconds = atoi(optarg);
+		else if (opt == 'b')
+			bound_ns = atoll(optarg) * 1000000;
+		else if (opt == 'm')
+			slow_module = optarg;
+		else
+			ksft_exit_fail_msg("usage: %s [-t SECONDS] [-b BOUND_MS] [-m MODULE]\n",
+					   argv[0]);
+	}
+	ksft_print_header();
+	ksft_set_plan(4);
+	setup_configfs();
+	if (slow_module && access(SLOW_LIVE, F_OK)) {
+		int fd = open(slow_module, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+			ksft_exit_fail_msg("loading %s: %s\n", slow_module, strerror(errno));
+		close(fd);
+	}
+	leak = kmemleak_report(1);
+	end = now_ns() + seconds * 1000000000LL;
+
+	if (storm(0, end - (slow_module ? seconds * 500000000LL : 0)) == 0 &&
+	    slow_module)
+		storm(1, end);
 	teardown_configfs();
-out:
-	ksft_print_msg("calls %lld, removals %lld, calls that saw the chip gone %lld, edge events %lld\n",
-		       atomic_load(&calls), atomic_load(&removals),
+	ksft_print_msg("calls %lld, removals %lld (gpio-sim) + %lld (slow chip), calls that saw the chip gone %lld, edge events %lld\n",
+		       atomic_load(&calls), atomic_load(&removals), atomic_load(&slow_removals),
 		       atomic_load(&gone_calls), atomic_load(&events));
 	ksft_print_msg("longest removal %lld ms, latest return after a removal %lld ms (bound %lld ms)\n",
 		       removal_max / 1000000, atomic_load(&max_latency_ns) / 1000000,
 		       bound_ns / 1000000);
-	ksft_test_result(atomic_load(&removals) > 0 && atomic_load(&gone_calls) > 0,
+	ksft_test_result(atomic_load(&removals) > 0 && atomic_load(&gone_calls) > 0 &&
+			 (!slow_module || atomic_load(&slow_removals) > 0),
 			 "storm_chip_removed_under_use\n");
 	ksft_test_result(atomic_load(&bad) == 0, "storm_documented_errors\n");
 	ksft_test_result(atomic_load(&late) == 0 && removal_max <= bound_ns,

@@ -60,7 +60,8 @@ static void gpio_stage(void)
 	char *const ksft[] = { "/bin/sh", "/kselftest/run_kselftest.sh",
 			       "--override-timeout", "600", NULL };
 	char secs[16] = "5", msg[128];
-	char *const storm[] = { "/gpio_unplug_storm", "-t", secs, NULL };
+	char *const storm[] = { "/gpio_unplug_storm", "-t", secs,
+				"-m", "/gpio_slow_chip.ko", NULL };
 	FILE *f;
 	int ret;
 
