@@ -23,6 +23,17 @@ static void say(const char *msg)
 	fflush(stdout);
 }
 
+/* A line in the kernel log, so that the console timestamps it. */
+static void kmsg(const char *msg)
+{
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		dprintf(fd, "INIT: %s\n", msg);
+		close(fd);
+	}
+}
+
 static int runv(char *const argv[])
 {
 	static char *const envp[] = {
@@ -80,6 +91,7 @@ static void gpio_stage(void)
 	ret = runv(ksft);
 	snprintf(msg, sizeof(msg), "gpio kselftest exit status %d", ret);
 	say(msg);
+	kmsg("gpio unplug storm begins");
 	ret = runv(storm);
 	snprintf(msg, sizeof(msg), "gpio unplug storm exit status %d", ret);
 	say(msg);

@@ -9,6 +9,7 @@
 #include <linux/cpumask.h>
 #include <linux/gpio/consumer.h>
 #include <linux/gpio/driver.h>
+#include <linux/gpio/machine.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
