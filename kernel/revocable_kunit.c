@@ -74,6 +74,59 @@ static void revocable_test_with_macro(struct kunit *test)
 	}
 }
 
+/* A subsystem's own guard class over struct revocable_scope, as gpiolib's. */
+struct test_guard {
+	struct revocable_scope access;
+	void *res;
+};
+
+static struct test_guard test_guard_enter(struct revocable_provider *rp)
+{
+	struct test_guard g;
+
+	g.res = revocable_scope_enter(&g.access, rp);
+	return g;
+}
+
+DEFINE_CLASS(test_guard, struct test_guard, revocable_scope_exit(&_T.access),
+	     test_guard_enter(rp), struct revocable_provider *rp)
+
+/*
+ * CLASS(revocable) and a class built on struct revocable_scope: both give the
+ * resource, keep it valid after the revoke has begun, give NULL to accesses
+ * begun later, and end their access when the scope ends (the wait returns).
+ */
+static void revocable_test_scope_class(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable_provider *begun;
+
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	{
+		CLASS(revocable, a)(ref);
+		CLASS(test_guard, g)(ref);
+
+		KUNIT_EXPECT_PTR_EQ(test, a.res, TEST_RES);
+		KUNIT_EXPECT_PTR_EQ(test, g.res, TEST_RES);
+		begun = revocable_revoke_begin(&rp);
+		KUNIT_EXPECT_NOT_NULL(test, begun);
+		{
+			CLASS(revocable, late)(ref);
+
+			KUNIT_EXPECT_NULL(test, late.res);
+		}
+		KUNIT_EXPECT_PTR_EQ(test, g.res, TEST_RES);
+	}
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), 0);
+	{
+		CLASS(revocable, none)(NULL);
+
+		KUNIT_EXPECT_NULL(test, none.res);
+	}
+	revocable_provider_put(ref);
+}
+
 static void revocable_test_scoped_macro(struct kunit *test)
 {
 	struct revocable_provider __rcu *rp;
@@ -815,6 +868,7 @@ static struct kunit_case revocable_test_cases[] = {
 	KUNIT_CASE(revocable_test_async_and_batch),
 	KUNIT_CASE(revocable_test_slow_revoke_reported),
 	KUNIT_CASE(revocable_test_devm_revokes_at_unbind),
+	KUNIT_CASE(revocable_test_scope_class),
 	{}
 };
 
