@@ -98,15 +98,20 @@ static void gpio_stage(void)
 	say("gpio tests end");
 }
 
-static int load(const char *path)
+static int loadp(const char *path, const char *params)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 
 	if (fd < 0)
 		return -1;
-	ret = (int)syscall(SYS_finit_module, fd, "", 0);
+	ret = (int)syscall(SYS_finit_module, fd, params, 0);
 	close(fd);
 	return ret;
+}
+
+static int load(const char *path)
+{
+	return loadp(path, "");
 }
 
 static int put(const char *path, const char *val)
@@ -129,7 +134,7 @@ static void gpio_bench_stage(void)
 {
 	const char *cfg = "/sys/kernel/config/gpio-sim/b";
 	char path[128], chip[64] = "", dev[96];
-	char *const user[] = { "/gpio_bench_user", dev, NULL };
+	char *const user[] = { "/gpio_bench_user", dev, "100000", "9", NULL };
 	FILE *f;
 
 	mount("configfs", "/sys/kernel/config", "configfs", 0, NULL);
@@ -156,7 +161,7 @@ static void gpio_bench_stage(void)
 	say("running gpio_bench_user");
 	runv(user);
 	say("running gpio_bench.ko");
-	load("/gpio_bench.ko");
+	loadp("/gpio_bench.ko", "rounds=9");
 }
 
 int main(void)

@@ -48,10 +48,13 @@ def main():
             ok = ratio <= TARGET[kind]
             misses += not ok
             n = len(runs[("stock", kind, cpus)])
+            q = {v: statistics.quantiles(runs[(v, kind, cpus)], n=4)
+                 for v in ("stock", "converted") if len(runs[(v, kind, cpus)]) > 1}
             print(f"{LABEL[kind]:44} {cpus:>4} {med['stock']:9.1f} {med['converted']:9.1f} "
                   f"{ratio:10.3f} {shared if shared else float('nan'):9.1f} "
                   f"{(shared / med['stock']) if shared else float('nan'):12.3f} {n:>5}"
-                  f"  {'meets' if ok else 'MISSES'} <= {TARGET[kind]}")
+                  f"  {'meets' if ok else 'MISSES'} <= {TARGET[kind]}"
+                  + "".join(f"  {v} IQR {q[v][0]:.0f}-{q[v][2]:.0f}" for v in q))
             rows.append({"loop": kind, "cpus": cpus, "boots": n, "median_ns": med,
                          "converted_over_stock": ratio,
                          "shared_over_stock": shared / med["stock"] if shared else None,
