@@ -31,7 +31,7 @@ rc=0
 echo "flow exit status $rc after $(($(date +%s) - t0)) s"
 grep -E 'BUG: KASAN|unexpected: |not ok|still blocked|storm_' "$kdir/console.log" | head -n 20 || true
 # How long the storm ran before the first report.
-awk '/INIT: gpio unplug storm begins/ && !t0 { gsub(/[][]/, ""); t0 = $1 }
+awk '/INIT: gpio unplug storm begins at uptime/ && !t0 { t0 = $NF }
      /^\[.*BUG: KASAN/ && t0 && !done { gsub(/[][]/, ""); done = 1;
 	printf "first failure %.1f s into the storm\n", $1 - t0 }' "$kdir/console.log"
 if [ $rc != 0 ]; then

@@ -23,17 +23,6 @@ static void say(const char *msg)
 	fflush(stdout);
 }
 
-/* A line in the kernel log, so that the console timestamps it. */
-static void kmsg(const char *msg)
-{
-	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		dprintf(fd, "INIT: %s\n", msg);
-		close(fd);
-	}
-}
-
 static int runv(char *const argv[])
 {
 	static char *const envp[] = {
@@ -70,7 +59,7 @@ static void gpio_stage(void)
 	/* Under KASAN and TCG a test may outlast the runner's default 45 s. */
 	char *const ksft[] = { "/bin/sh", "/kselftest/run_kselftest.sh",
 			       "--override-timeout", "600", NULL };
-	char secs[16] = "5", msg[128];
+	char secs[16] = "5", msg[128], up[16];
 	char *const storm[] = { "/gpio_unplug_storm", "-t", secs,
 				"-m", "/gpio_slow_chip.ko", NULL };
 	FILE *f;
@@ -91,7 +80,16 @@ static void gpio_stage(void)
 	ret = runv(ksft);
 	snprintf(msg, sizeof(msg), "gpio kselftest exit status %d", ret);
 	say(msg);
-	kmsg("gpio unplug storm begins");
+	/* The uptime is on the scale of the console's timestamps. */
+	strcpy(up, "?");
+	f = fopen("/proc/uptime", "r");
+	if (f) {
+		if (fscanf(f, "%15s", up) != 1)
+			strcpy(up, "?");
+		fclose(f);
+	}
+	snprintf(msg, sizeof(msg), "gpio unplug storm begins at uptime %s", up);
+	say(msg);
 	ret = runv(storm);
 	snprintf(msg, sizeof(msg), "gpio unplug storm exit status %d", ret);
 	say(msg);
