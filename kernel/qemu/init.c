@@ -58,6 +58,7 @@ static int run(const char *path)
 static void gpio_stage(void)
 {
 	char *const install[] = { "/bin/busybox", "--install", "-s", "/bin", NULL };
+	char *const modprobe[] = { "/bin/modprobe", "gpio-sim", NULL };
 	/* Under KASAN and TCG a test may outlast the runner's default 45 s. */
 	char *const ksft[] = { "/bin/sh", "/kselftest/run_kselftest.sh",
 			       "--override-timeout", "600", NULL };
@@ -79,6 +80,7 @@ static void gpio_stage(void)
 		fclose(f);
 	}
 	say("gpio tests begin");
+	runv(modprobe);
 	/* The uptime is on the scale of the console's timestamps. */
 	strcpy(up, "?");
 	f = fopen("/proc/uptime", "r");
