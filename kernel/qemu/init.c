@@ -49,10 +49,8 @@ static int run(const char *path)
 }
 
 /*
- * The GPIO stage: the unplug storm, then tools/testing/selftests/gpio
- * through the kernel's own kselftest runner.  The storm goes first: with a
- * broken removal it fails within seconds on a KASAN report, where the
- * selftests may instead hang until the QEMU timeout.  Everything it runs comes from
+ * The GPIO stage: tools/testing/selftests/gpio through the kernel's own
+ * kselftest runner, then the unplug storm.  Everything it runs comes from
  * the initramfs's second archive (see gpio_userspace in kernel/kernel.sh).
  */
 static void gpio_stage(void)
@@ -80,7 +78,9 @@ static void gpio_stage(void)
 		fclose(f);
 	}
 	say("gpio tests begin");
-	runv(modprobe);
+	ret = runv(ksft);
+	snprintf(msg, sizeof(msg), "gpio kselftest exit status %d", ret);
+	say(msg);
 	/* The uptime is on the scale of the console's timestamps. */
 	strcpy(up, "?");
 	f = fopen("/proc/uptime", "r");
@@ -91,11 +91,9 @@ static void gpio_stage(void)
 	}
 	snprintf(msg, sizeof(msg), "gpio unplug storm begins at uptime %s", up);
 	say(msg);
+	runv(modprobe);
 	ret = runv(storm);
 	snprintf(msg, sizeof(msg), "gpio unplug storm exit status %d", ret);
-	say(msg);
-	ret = runv(ksft);
-	snprintf(msg, sizeof(msg), "gpio kselftest exit status %d", ret);
 	say(msg);
 	say("gpio tests end");
 }
