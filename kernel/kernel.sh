@@ -231,7 +231,7 @@ gpio_userspace() {
 	rm -rf "$kdir/ksft-gpio"
 	make -s -C "$kdir/src/tools/testing/selftests" TARGETS=gpio ARCH=arm64 \
 		CROSS_COMPILE=aarch64-linux-gnu- O="$kdir/ksft-gpio" \
-		KHDR_INCLUDES="-isystem $out/usr/include" \
+		KHDR_INCLUDES="-isystem $out/usr/include" LDFLAGS=-static \
 		INSTALL_PATH="$root/kselftest" install >/dev/null ||
 		die "building tools/testing/selftests/gpio failed"
 	aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
