@@ -210,32 +210,43 @@ static void *w_values(void *arg)
 	return NULL;
 }
 
-/* Blocking read() of v2 edge events on line 2. */
-static void *w_read_v2(void *arg)
+/*
+ * Blocking read() of edge events of @size bytes each on the request @fd
+ * until the chip's removal ends it with the documented error; closes @fd.
+ */
+static void read_events(struct gen *g, int fd, size_t size, const char *what)
 {
-	struct gen *g = arg;
-	struct gpio_v2_line_event ev[4];
-	int cfd = open_chip(g), fd = -1;
+	char buf[4 * sizeof(struct gpio_v2_line_event)];
 	ssize_t n;
 
-	if (cfd >= 0)
-		fd = request_v2(g, cfd, 2, EDGES);
-	if (cfd >= 0)
-		close(cfd);	/* the request outlives the chip fd */
 	while (fd >= 0) {
 		atomic_fetch_add(&calls, 1);
-		n = read(fd, ev, sizeof(ev));
+		n = read(fd, buf, 4 * size);
 		if (n > 0) {
-			atomic_fetch_add(&events, n / sizeof(ev[0]));
+			atomic_fetch_add(&events, n / size);
 			continue;
 		}
 		if (n == 0)
-			complain("read (v2)", "returned 0", 0);
-		gone(g, "read (v2 line request)", n < 0 ? errno : 0, ENODEV);
+			complain(what, "returned 0", 0);
+		else
+			gone(g, what, errno, ENODEV);
 		break;
 	}
 	if (fd >= 0)
 		close(fd);
+}
+
+/* v2 edge events on line 2; the request outlives the chip fd. */
+static void *w_read_v2(void *arg)
+{
+	struct gen *g = arg;
+	int cfd = open_chip(g), fd = -1;
+
+	if (cfd >= 0) {
+		fd = request_v2(g, cfd, 2, EDGES);
+		close(cfd);
+	}
+	read_events(g, fd, sizeof(struct gpio_v2_line_event), "read (v2 line request)");
 	return NULL;
 }
 
@@ -277,28 +288,15 @@ static void *w_poll_v2(void *arg)
 	return NULL;
 }
 
-/* Blocking read() of v1 line events on line 4. */
+/* v1 line events on line 4, with the chip fd open meanwhile. */
 static void *w_read_v1(void *arg)
 {
 	struct gen *g = arg;
-	struct gpioevent_data ev[4];
 	int cfd = open_chip(g), fd = -1;
-	ssize_t n;
 
 	if (cfd >= 0)
 		fd = request_v1_event(g, cfd, 4);
-	while (fd >= 0) {
-		atomic_fetch_add(&calls, 1);
-		n = read(fd, ev, sizeof(ev));
-		if (n > 0) {
-			atomic_fetch_add(&events, n / sizeof(ev[0]));
-			continue;
-		}
-		gone(g, "read (v1 line event)", n < 0 ? errno : 0, ENODEV);
-		break;
-	}
-	if (fd >= 0)
-		close(fd);
+	read_events(g, fd, sizeof(struct gpioevent_data), "read (v1 line event)");
 	if (cfd >= 0)
 		close(cfd);
 	return NULL;
