@@ -114,8 +114,9 @@ patches() {
 	[ $errs = 0 ] || die "checkpatch reported errors or warnings"
 	stage "scripts/kernel-doc -none"
 	out=$(cd "$kdir/gen" && scripts/kernel-doc -none -Wall drivers/base/revocable.c \
-		drivers/base/revocable_devm.c \
-		include/linux/revocable.h drivers/base/revocable_test.c 2>&1)
+		drivers/base/revocable_devm.c drivers/base/revocable_fops.c \
+		include/linux/revocable.h include/linux/revocable_fops.h \
+		drivers/base/revocable_test.c drivers/base/revocable_fops_test.c 2>&1)
 	[ -z "$out" ] || { echo "$out"; die "kernel-doc warnings"; }
 	stage "series ready in $kdir/patches"
 }
@@ -268,6 +269,9 @@ selftest_binary() {
 	aarch64-linux-gnu-gcc -static -O2 -Wall -D_GNU_SOURCE -pthread \
 		-o "$kdir/revocable_selftest" "$kdir/src/$sel/revocable_test.c" ||
 		die "kselftest build failed"
+	aarch64-linux-gnu-gcc -static -O2 -Wall -D_GNU_SOURCE -pthread \
+		-o "$kdir/revocable_fops_selftest" "$kdir/src/$sel/revocable_fops_test.c" ||
+		die "kselftest (file operations) build failed"
 }
 
 # qemu_failed: QEMU itself refused to start (a missing firmware or ROM
@@ -377,8 +381,10 @@ judge_bench() {
 judge() {
 	local kunit selftest gpio
 
-	kunit=$(grep -c 'KUNIT_CASE(' "$repo/kernel/revocable_kunit.c")
-	selftest=$(grep -cE '^TEST_F(_TIMEOUT)?\(' "$repo/kernel/selftest/revocable_test.c")
+	kunit=$(cat "$repo"/kernel/revocable_kunit.c "$repo"/kernel/revocable_fops_kunit.c |
+		grep -c 'KUNIT_CASE(')
+	selftest=$(cat "$repo"/kernel/selftest/revocable_test.c \
+		"$repo"/kernel/selftest/revocable_fops_test.c | grep -cE '^TEST_F(_TIMEOUT)?\(')
 	gpio=$(gpio_tests)
 	stage "parsing the console (expecting $kunit KUnit, $selftest kselftest and $gpio GPIO results)"
 	python3 "$repo/kernel/qemu/parse_console.py" "$log" "$kunit" "$selftest" "$repo" "$gpio"
@@ -391,7 +397,8 @@ test_run() {
 	build
 	build_module test "$kdir/src/$sel/test_modules"
 	selftest_binary
-	initramfs "$kdir/mod-test/revocable_test.ko" "$kdir/revocable_selftest"
+	initramfs "$kdir/mod-test/revocable_test.ko" "$kdir/revocable_selftest" \
+		"$kdir/mod-test/revocable_fops_test.ko" "$kdir/revocable_fops_selftest"
 	[ "$(gpio_tests)" = 0 ] || gpio_userspace
 	boot
 	judge

@@ -230,6 +230,18 @@ int main(void)
 			say("revocable_test unloaded");
 	}
 
+	if (access("/revocable_fops_selftest", F_OK) == 0) {
+		if (load("/revocable_fops_test.ko"))
+			perror("INIT: loading revocable_fops_test.ko");
+		ret = run("/revocable_fops_selftest");
+		snprintf(msg, sizeof(msg), "fops selftest exit status %d", ret);
+		say(msg);
+		if (syscall(SYS_delete_module, "revocable_fops_test", O_NONBLOCK))
+			perror("INIT: unloading revocable_fops_test");
+		else
+			say("revocable_fops_test unloaded");
+	}
+
 	if (access("/kselftest/run_kselftest.sh", F_OK) == 0)
 		gpio_stage();
 

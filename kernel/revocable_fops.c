@@ -1,0 +1,720 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Revocable file operations.
+ *
+ * A driver creates a struct revocable_fops from its file_operations and
+ * registers the proxy table revocable_fops_ops() returns (with cdev_init()
+ * or in a miscdevice).  Each call of the proxy runs the driver's operation
+ * inside one access of a provider that the driver revokes on removal;
+ * once revoked, the driver's operations are no longer called.  The access
+ * is an SRCU read-side section in a domain of the device's own, so that a
+ * reader sleeping on one device never delays the removal of another.
+ *
+ * The proxy table is embedded in the object: a call finds its object from
+ * file->f_op with no lookup and no allocation.  Open files hold a
+ * reference on the object, so it outlives the device for as long as a
+ * file still points at its table.
+ */
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/revocable.h>
+#include <linux/revocable_fops.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+/* An open file of a device whose driver has mmap. */
+struct revocable_fops_file {
+	struct list_head node;
+	struct file *file;
+	struct mm_struct *mm;	/* the last address space that mapped it */
+	bool zapped;
+};
+
+struct revocable_fops {
+	const struct file_operations proxy;	/* filled in once by create */
+	const struct file_operations *fops;
+	struct revocable_domain *dom;
+	struct revocable_provider __rcu *slot;	/* the owner's */
+	struct revocable_provider *rp;		/* what the calls access */
+	struct revocable_provider *pending;	/* begun, wait not done */
+	void *res;
+	void (*cancel)(void *res);
+	__poll_t revoked_poll;
+	bool revoked;
+	struct kref kref;
+	spinlock_t lock;		/* files, vm_ops, pending */
+	struct list_head files;
+	const struct vm_operations_struct *vm_ops;	/* the driver's */
+	const struct vm_operations_struct proxy_vm_ops;	/* filled in once */
+};
+
+static int rfo_open(struct inode *inode, struct file *file);
+
+static struct revocable_fops *rfo_of(const struct file *file)
+{
+	return container_of(file->f_op, struct revocable_fops, proxy);
+}
+
+static loff_t rfo_llseek(struct file *file, loff_t off, int whence)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return -ENODEV;
+	return rfo->fops->llseek(file, off, whence);
+}
+
+static ssize_t rfo_read(struct file *file, char __user *buf, size_t len,
+			loff_t *ppos)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return -ENODEV;
+	return rfo->fops->read(file, buf, len, ppos);
+}
+
+static ssize_t rfo_write(struct file *file, const char __user *buf,
+			 size_t len, loff_t *ppos)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return -ENODEV;
+	return rfo->fops->write(file, buf, len, ppos);
+}
+
+static ssize_t rfo_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct revocable_fops *rfo = rfo_of(iocb->ki_filp);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return -ENODEV;
+	return rfo->fops->read_iter(iocb, to);
+}
+
+static ssize_t rfo_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct revocable_fops *rfo = rfo_of(iocb->ki_filp);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return -ENODEV;
+	return rfo->fops->write_iter(iocb, from);
+}
+
+static __poll_t rfo_poll(struct file *file, struct poll_table_struct *pt)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return rfo->revoked_poll;
+	return rfo->fops->poll(file, pt);
+}
+
+static long rfo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return -ENODEV;
+	return rfo->fops->unlocked_ioctl(file, cmd, arg);
+}
+
+static long rfo_compat_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return -ENODEV;
+	return rfo->fops->compat_ioctl(file, cmd, arg);
+}
+
+static int rfo_flush(struct file *file, fl_owner_t id)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return -ENODEV;
+	return rfo->fops->flush(file, id);
+}
+
+/*
+ * Turning FASYNC off still reaches the driver after revoke: it only undoes
+ * the file's own registration (fasync_helper() on the file's list), and
+ * __fput() relies on it before release.
+ */
+static int rfo_fasync(int fd, struct file *file, int on)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res && on)
+		return -ENODEV;
+	return rfo->fops->fasync(fd, file, on);
+}
+
+/* ----- mmap -------------------------------------------------------------- */
+
+static struct revocable_fops *rfo_of_vma(struct vm_area_struct *vma)
+{
+	return rfo_of(vma->vm_file);
+}
+
+static void rfo_vm_open(struct vm_area_struct *vma)
+{
+	struct revocable_fops *rfo = rfo_of_vma(vma);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (acc.res)
+		rfo->vm_ops->open(vma);
+}
+
+static void rfo_vm_close(struct vm_area_struct *vma)
+{
+	struct revocable_fops *rfo = rfo_of_vma(vma);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (acc.res)
+		rfo->vm_ops->close(vma);
+}
+
+static vm_fault_t rfo_vm_fault(struct vm_fault *vmf)
+{
+	struct revocable_fops *rfo = rfo_of_vma(vmf->vma);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return VM_FAULT_SIGBUS;
+	return rfo->vm_ops->fault(vmf);
+}
+
+static vm_fault_t rfo_vm_page_mkwrite(struct vm_fault *vmf)
+{
+	struct revocable_fops *rfo = rfo_of_vma(vmf->vma);
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return VM_FAULT_SIGBUS;
+	return rfo->vm_ops->page_mkwrite(vmf);
+}
+
+/* Only open, close, fault and page_mkwrite can be wrapped. */
+static bool rfo_vm_ops_supported(const struct vm_operations_struct *ops)
+{
+	return !ops->may_split && !ops->mremap && !ops->mprotect &&
+		!ops->huge_fault && !ops->map_pages && !ops->pagesize &&
+		!ops->pfn_mkwrite && !ops->access && !ops->name &&
+#ifdef CONFIG_NUMA
+		!ops->set_policy && !ops->get_policy &&
+#endif
+		!ops->find_special_page;
+}
+
+/*
+ * Put the proxy vm_operations in front of the driver's, so that faults
+ * after revoke get SIGBUS instead of running the driver.  A device has one
+ * set of driver vm_operations; a mapping with another one is refused.
+ */
+static int rfo_wrap_vm_ops(struct revocable_fops *rfo,
+			   struct vm_area_struct *vma)
+{
+	const struct vm_operations_struct *ops = vma->vm_ops;
+	int ret = 0;
+
+	if (!ops || (!ops->open && !ops->close && !ops->fault &&
+		     rfo_vm_ops_supported(ops)))
+		return 0;	/* nothing of the driver's runs later */
+	if (!rfo_vm_ops_supported(ops)) {
+		pr_warn_once("revocable_fops: %ps: vm_operations beyond open, close, fault and page_mkwrite are not supported\n",
+			     ops);
+		return -EINVAL;
+	}
+	spin_lock(&rfo->lock);
+	if (!rfo->vm_ops) {
+		const struct vm_operations_struct p = {
+			.open = ops->open ? rfo_vm_open : NULL,
+			.close = ops->close ? rfo_vm_close : NULL,
+			.fault = ops->fault ? rfo_vm_fault : NULL,
+			.page_mkwrite = ops->page_mkwrite ? rfo_vm_page_mkwrite : NULL,
+		};
+
+		/* Before any mapping uses it; fixed from then on. */
+		memcpy((void *)&rfo->proxy_vm_ops, &p, sizeof(p));
+		rfo->vm_ops = ops;
+	} else if (rfo->vm_ops != ops) {
+		ret = -EINVAL;
+	}
+	spin_unlock(&rfo->lock);
+	if (ret) {
+		pr_warn_once("revocable_fops: %ps: a device maps with one set of vm_operations\n",
+			     ops);
+		return ret;
+	}
+	vma->vm_ops = &rfo->proxy_vm_ops;
+	return 0;
+}
+
+static struct revocable_fops_file *rfo_file(struct revocable_fops *rfo,
+					    const struct file *file)
+{
+	struct revocable_fops_file *rf;
+
+	lockdep_assert_held(&rfo->lock);
+	list_for_each_entry(rf, &rfo->files, node)
+		if (rf->file == file)
+			return rf;
+	return NULL;
+}
+
+static int rfo_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+	struct revocable_fops_file *rf;
+	struct mm_struct *old = NULL;
+	int ret;
+
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		return -ENODEV;
+	ret = rfo->fops->mmap(file, vma);
+	if (ret)
+		return ret;
+	ret = rfo_wrap_vm_ops(rfo, vma);
+	if (ret)
+		return ret;	/* the caller undoes the mapping (close) */
+	/*
+	 * Remember the address space: the mapping is linked where revoke can
+	 * find it only after this returns, under the caller's mmap_lock,
+	 * which revoke takes once to wait for that (see rfo_zap()).
+	 */
+	spin_lock(&rfo->lock);
+	rf = rfo_file(rfo, file);
+	if (rf && rf->mm != vma->vm_mm) {
+		old = rf->mm;
+		mmgrab(vma->vm_mm);
+		rf->mm = vma->vm_mm;
+	}
+	spin_unlock(&rfo->lock);
+	if (old)
+		mmdrop(old);
+	return 0;
+}
+
+/*
+ * After the calls in progress are drained: wait until mmaps that were
+ * inside the driver are linked into their file's mapping (their caller
+ * holds mmap_lock until then), and zap every mapping of the open files.
+ * Later faults go through the proxy and get SIGBUS.
+ */
+static void rfo_zap(struct revocable_fops *rfo)
+{
+	struct revocable_fops_file *rf;
+	struct mm_struct *mm;
+	struct inode *inode;
+
+	for (;;) {
+		spin_lock(&rfo->lock);
+		list_for_each_entry(rf, &rfo->files, node)
+			if (!rf->zapped)
+				break;
+		if (list_entry_is_head(rf, &rfo->files, node)) {
+			spin_unlock(&rfo->lock);
+			return;
+		}
+		rf->zapped = true;
+		mm = rf->mm;
+		if (mm)
+			mmgrab(mm);
+		/* The file may be released meanwhile; its inode may not. */
+		inode = file_inode(rf->file);
+		ihold(inode);
+		spin_unlock(&rfo->lock);
+
+		if (mm) {
+			mmap_read_lock(mm);
+			mmap_read_unlock(mm);
+			mmdrop(mm);
+		}
+		unmap_mapping_range(inode->i_mapping, 0, 0, 1);
+		iput(inode);
+	}
+}
+
+/* ----- open and release -------------------------------------------------- */
+
+static void rfo_free(struct kref *kref)
+{
+	struct revocable_fops *rfo = container_of(kref, struct revocable_fops, kref);
+
+	revocable_provider_put(rfo->rp);
+	revocable_domain_free(rfo->dom);
+	kfree(rfo);
+}
+
+static int rfo_open(struct inode *inode, struct file *file)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+	struct revocable_fops_file *rf = NULL;
+	int ret = 0;
+
+	if (rfo->fops->mmap) {
+		rf = kzalloc(sizeof(*rf), GFP_KERNEL);
+		if (!rf)
+			return -ENOMEM;
+		rf->file = file;
+	}
+	scoped_class(revocable, acc, rfo->rp) {
+		if (!acc.res)
+			ret = -ENODEV;
+		else if (rfo->fops->open)
+			ret = rfo->fops->open(inode, file);
+		if (!ret) {
+			/* Inside the access: a revoke that drains it sees rf. */
+			kref_get(&rfo->kref);
+			if (rf) {
+				spin_lock(&rfo->lock);
+				list_add(&rf->node, &rfo->files);
+				spin_unlock(&rfo->lock);
+			}
+		}
+	}
+	if (ret)
+		kfree(rf);
+	return ret;
+}
+
+/*
+ * The driver's release runs exactly once per successful open, at the last
+ * close, also after revoke: the file's own state (and what epoll or fasync
+ * still hold of it) lives until then.  While the device is live it runs
+ * inside an access, so a revoke waits for it; after revoke it runs outside,
+ * and revocable_fops_revoked() tells the driver so.
+ */
+static int rfo_release(struct inode *inode, struct file *file)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+	struct revocable_fops_file *rf = NULL;
+	int ret = 0;
+
+	if (rfo->fops->mmap) {
+		spin_lock(&rfo->lock);
+		rf = rfo_file(rfo, file);
+		if (rf)
+			list_del(&rf->node);
+		spin_unlock(&rfo->lock);
+	}
+	scoped_class(revocable, acc, rfo->rp) {
+		if (!acc.res)
+			/*
+			 * Refused: the revoke's begin is visible, so is the
+			 * flag set before it (pairs with smp_mb() in
+			 * revocable_fops_revoke()).
+			 */
+			smp_rmb();
+		if (rfo->fops->release)
+			ret = rfo->fops->release(inode, file);
+	}
+	if (rf) {
+		if (rf->mm)
+			mmdrop(rf->mm);
+		kfree(rf);
+	}
+	kref_put(&rfo->kref, rfo_free);
+	return ret;
+}
+
+/* ----- the API ----------------------------------------------------------- */
+
+/* The first operation of @f that the proxy cannot wrap, or NULL. */
+static const char *rfo_unsupported(const struct file_operations *f)
+{
+	if (f->iopoll)
+		return "iopoll";
+	if (f->iterate_shared)
+		return "iterate_shared";
+	if (f->fsync)
+		return "fsync";
+	if (f->lock)
+		return "lock";
+	if (f->get_unmapped_area)
+		return "get_unmapped_area";
+	if (f->check_flags)
+		return "check_flags";
+	if (f->flock)
+		return "flock";
+	if (f->splice_write)
+		return "splice_write";
+	if (f->splice_read)
+		return "splice_read";
+	if (f->splice_eof)
+		return "splice_eof";
+	if (f->setlease)
+		return "setlease";
+	if (f->fallocate)
+		return "fallocate";
+	if (f->show_fdinfo)
+		return "show_fdinfo";
+	if (f->copy_file_range)
+		return "copy_file_range";
+	if (f->remap_file_range)
+		return "remap_file_range";
+	if (f->fadvise)
+		return "fadvise";
+	if (f->uring_cmd)
+		return "uring_cmd";
+	if (f->uring_cmd_iopoll)
+		return "uring_cmd_iopoll";
+	return NULL;
+}
+
+/**
+ * revocable_fops_create() - wrap a driver's file operations
+ * @desc: the driver's operations, its state and its cancellation step
+ *
+ * The result holds a proxy file_operations, revocable_fops_ops(), with
+ * the same owner and flags as @desc->fops and an operation wherever the
+ * driver has one (open and release always).  Each call of open, read,
+ * write, read_iter, write_iter, unlocked_ioctl, compat_ioctl, poll,
+ * llseek, fasync, flush and mmap runs the driver's operation inside one
+ * access; after revocable_fops_revoke() they return -ENODEV (poll returns
+ * @desc->revoked_poll, fasync turning FASYNC off still reaches the driver)
+ * and the driver's operation is not called.  release runs exactly once
+ * per successful open, at the last close of the file.  Faults on
+ * mappings after revoke get SIGBUS.  The only allocation is at open, and
+ * only for a driver with mmap (to find the file's mappings at revoke).
+ *
+ * Operations the proxy cannot protect (splice, fsync, locks, io_uring
+ * commands, ...) make the call fail rather than run unprotected.
+ *
+ * Context: process context; may sleep.
+ * Return: the object, holding the owner's reference; ERR_PTR(-EINVAL)
+ * (with a warning) when @desc, its @fops or its @res is NULL;
+ * ERR_PTR(-EOPNOTSUPP) (with a message naming them) when @desc->fops has
+ * operations the proxy does not support; ERR_PTR(-ENOMEM).
+ */
+struct revocable_fops *
+revocable_fops_create(const struct revocable_fops_desc *desc)
+{
+	const struct file_operations *f;
+	struct revocable_fops *rfo;
+	const char *bad;
+
+	if (WARN_ON(!desc || !desc->fops || !desc->res))
+		return ERR_PTR(-EINVAL);
+	f = desc->fops;
+	bad = rfo_unsupported(f);
+	if (bad) {
+		pr_err("revocable_fops: %ps has %s, which cannot be protected\n",
+		       f, bad);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+
+	rfo = kzalloc(sizeof(*rfo), GFP_KERNEL);
+	if (!rfo)
+		return ERR_PTR(-ENOMEM);
+	rfo->dom = revocable_domain_alloc(desc->name ?: "revocable_fops");
+	if (!rfo->dom)
+		goto nomem;
+	rfo->slot = revocable_provider_alloc_in(rfo->dom, desc->res);
+	if (!rfo->slot)
+		goto nomem;
+	rfo->rp = revocable_provider_get_rcu(&rfo->slot);
+	rfo->fops = f;
+	rfo->res = desc->res;
+	rfo->cancel = desc->cancel;
+	rfo->revoked_poll = desc->revoked_poll ?:
+		EPOLLHUP | EPOLLERR | EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM;
+	kref_init(&rfo->kref);
+	spin_lock_init(&rfo->lock);
+	INIT_LIST_HEAD(&rfo->files);
+
+	{
+		const struct file_operations p = {
+			.owner = f->owner,
+			.fop_flags = f->fop_flags,
+			.open = rfo_open,
+			.release = rfo_release,
+			.llseek = f->llseek ? rfo_llseek : NULL,
+			.read = f->read ? rfo_read : NULL,
+			.write = f->write ? rfo_write : NULL,
+			.read_iter = f->read_iter ? rfo_read_iter : NULL,
+			.write_iter = f->write_iter ? rfo_write_iter : NULL,
+			.poll = f->poll ? rfo_poll : NULL,
+			.unlocked_ioctl = f->unlocked_ioctl ? rfo_ioctl : NULL,
+			.compat_ioctl = f->compat_ioctl ? rfo_compat_ioctl : NULL,
+			.flush = f->flush ? rfo_flush : NULL,
+			.fasync = f->fasync ? rfo_fasync : NULL,
+			.mmap = f->mmap ? rfo_mmap : NULL,
+#ifndef CONFIG_MMU
+			.mmap_capabilities = f->mmap_capabilities,
+#endif
+		};
+
+		/* Not yet visible to anyone; read-only from here on. */
+		memcpy((void *)&rfo->proxy, &p, sizeof(p));
+	}
+	return rfo;
+
+nomem:
+	if (rfo->slot)
+		revocable_provider_revoke(&rfo->slot);
+	revocable_domain_free(rfo->dom);
+	kfree(rfo);
+	return ERR_PTR(-ENOMEM);
+}
+EXPORT_SYMBOL_GPL(revocable_fops_create);
+
+/**
+ * revocable_fops_ops() - the file operations to register
+ * @rfo: the object from revocable_fops_create()
+ *
+ * Register the result with cdev_init() or as a miscdevice's fops in place
+ * of the driver's own.  It is valid as long as @rfo.
+ *
+ * Context: any.
+ * Return: the proxy file operations.
+ */
+const struct file_operations *revocable_fops_ops(struct revocable_fops *rfo)
+{
+	return &rfo->proxy;
+}
+EXPORT_SYMBOL_GPL(revocable_fops_ops);
+
+/**
+ * revocable_fops_revoke() - stop the driver's file operations for good
+ * @rfo: the object
+ *
+ * Call it when the device goes away (unbind, unregister), after which the
+ * driver may free what its operations use.  In order: new calls are
+ * refused; the driver's cancellation step runs and wakes the callers that
+ * sleep on the device; the call waits for the calls in progress; then
+ * every mapping of the device's open files is zapped.  Files stay open;
+ * their release still runs at their last close.
+ *
+ * Context: process context; may sleep; not inside one of @rfo's file
+ * operations.
+ * Return: 1 when this call revoked; 0 when the device was already revoked
+ * (by another call, which may still be waiting); -EDEADLK (with a
+ * warning) when called from inside one of the device's operations: new
+ * calls are refused, the wait is left to a later call of this function or
+ * to revocable_fops_put(); -EINVAL (with a warning) for a NULL or error
+ * pointer.
+ */
+int revocable_fops_revoke(struct revocable_fops *rfo)
+{
+	struct revocable_provider *rp;
+	int ret;
+
+	if (WARN_ON(IS_ERR_OR_NULL(rfo)))
+		return -EINVAL;
+	might_sleep();
+	WRITE_ONCE(rfo->revoked, true);
+	/* Pairs with smp_rmb() in rfo_release(): refused implies flagged. */
+	smp_mb();
+	rp = revocable_revoke_begin(&rfo->slot);
+	if (rp) {
+		if (rfo->cancel)
+			rfo->cancel(rfo->res);
+	} else {
+		spin_lock(&rfo->lock);
+		rp = rfo->pending;
+		rfo->pending = NULL;
+		spin_unlock(&rfo->lock);
+		if (!rp)
+			return 0;
+	}
+	ret = revocable_revoke_wait(rp);
+	if (ret) {
+		spin_lock(&rfo->lock);
+		rfo->pending = rp;
+		spin_unlock(&rfo->lock);
+		return ret;
+	}
+	rfo_zap(rfo);
+	return 1;
+}
+EXPORT_SYMBOL_GPL(revocable_fops_revoke);
+
+/**
+ * revocable_fops_revoked() - whether the device has been revoked
+ * @rfo: the object
+ *
+ * For the driver's own wait conditions (a reader sleeping inside read()
+ * stops when this turns true, which happens before the cancellation step
+ * wakes it) and for its release, which runs after revoke too.
+ *
+ * Context: any.
+ * Return: true once revocable_fops_revoke() has started on @rfo.
+ */
+bool revocable_fops_revoked(const struct revocable_fops *rfo)
+{
+	return READ_ONCE(rfo->revoked);
+}
+EXPORT_SYMBOL_GPL(revocable_fops_revoked);
+
+/**
+ * revocable_fops_of() - the object behind an open file
+ * @file: a file
+ *
+ * Context: any.
+ * Return: the struct revocable_fops whose proxy operations @file uses, or
+ * NULL when @file does not use any.
+ */
+struct revocable_fops *revocable_fops_of(const struct file *file)
+{
+	if (!file || !file->f_op || file->f_op->open != rfo_open)
+		return NULL;
+	return rfo_of(file);
+}
+EXPORT_SYMBOL_GPL(revocable_fops_of);
+
+/**
+ * revocable_fops_put() - drop the owner's reference
+ * @rfo: the object; NULL and error pointers are ignored
+ *
+ * Open files keep the object (not the device) alive until their last
+ * close.  The owner should have revoked; if not, this revokes first, with
+ * a warning.
+ *
+ * Context: process context; may sleep; not inside one of @rfo's file
+ * operations.
+ */
+void revocable_fops_put(struct revocable_fops *rfo)
+{
+	if (IS_ERR_OR_NULL(rfo))
+		return;
+	if (WARN(!READ_ONCE(rfo->revoked) || READ_ONCE(rfo->pending),
+		 "revocable_fops: %ps put before it was revoked\n", rfo->fops))
+		revocable_fops_revoke(rfo);
+	kref_put(&rfo->kref, rfo_free);
+}
+EXPORT_SYMBOL_GPL(revocable_fops_put);
