@@ -203,8 +203,9 @@ gpio_userspace() {
 	local root=$kdir/gpio-root apt=$kdir/apt
 	# busybox-static lacks seq (coreutils) and mountpoint (util-linux),
 	# which gpio-sim.sh uses; the libraries are what those need.
+	# evtest is the real evdev client the input storm runs at its end.
 	local pkgs=(busybox-static bash libtinfo6 libc6 coreutils util-linux libmount1
-		libblkid1 libselinux1 libpcre2-8-0 libacl1 libattr1 libgmp10)
+		libblkid1 libselinux1 libpcre2-8-0 libacl1 libattr1 libgmp10 evtest)
 	local a=(-o APT::Architecture=arm64 -o APT::Architectures::=arm64
 		-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
 		-o Dir::State::status=/dev/null -o Debug::NoLocking=1
@@ -239,6 +240,10 @@ gpio_userspace() {
 		-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
 		-o "$root/gpio_unplug_storm" "$repo/kernel/gpio/gpio_unplug_storm.c" ||
 		die "unplug storm build failed"
+	aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
+		-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
+		-o "$root/evdev_unplug_storm" "$repo/kernel/input/evdev_unplug_storm.c" ||
+		die "evdev unplug storm build failed"
 	echo "${STORM_SECONDS:-5}" > "$root/storm_seconds"
 	build_module slow "$repo/kernel/gpio/slow"
 	cp "$kdir/mod-slow/gpio_slow_chip.ko" "$root/"
@@ -261,6 +266,8 @@ gpio_tests() {
 		done
 		n=$((n + $(sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' \
 			"$repo/kernel/gpio/gpio_unplug_storm.c")))
+		n=$((n + $(sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' \
+			"$repo/kernel/input/evdev_unplug_storm.c")))
 	fi
 	echo $n
 }
@@ -383,6 +390,10 @@ judge() {
 
 	kunit=$(cat "$repo"/kernel/revocable_kunit.c "$repo"/kernel/revocable_fops_kunit.c |
 		grep -c 'KUNIT_CASE(')
+	# The input core's own suite, on the converted evdev's kernel.
+	if grep -q '^CONFIG_INPUT_KUNIT_TEST=y' "$config"; then
+		kunit=$((kunit + $(grep -c 'KUNIT_CASE(' "$ksrc/drivers/input/tests/input_test.c")))
+	fi
 	selftest=$(cat "$repo"/kernel/selftest/revocable_test.c \
 		"$repo"/kernel/selftest/revocable_fops_test.c | grep -cE '^TEST_F(_TIMEOUT)?\(')
 	gpio=$(gpio_tests)

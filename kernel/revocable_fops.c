@@ -448,6 +448,13 @@ static int rfo_release(struct inode *inode, struct file *file)
 			mmdrop(rf->mm);
 		kfree(rf);
 	}
+	/*
+	 * __fput() still reads f_op->owner to put the module reference the
+	 * open took, and the proxy table may be freed just below: leave the
+	 * file on the driver's own table, which has the same owner and lives
+	 * as long as that module.
+	 */
+	file->f_op = rfo->fops;
 	kref_put(&rfo->kref, rfo_free);
 	return ret;
 }

@@ -92,6 +92,8 @@ static void gpio_stage(void)
 	char secs[16] = "5", msg[128], up[16];
 	char *const storm[] = { "/gpio_unplug_storm", "-t", secs,
 				"-m", "/gpio_slow_chip.ko", NULL };
+	char *const evstorm[] = { "/evdev_unplug_storm", "-t", secs,
+				  "-e", "/usr/bin/evtest", NULL };
 	FILE *f;
 	int ret;
 
@@ -123,6 +125,9 @@ static void gpio_stage(void)
 	runv(modprobe);
 	ret = runv(storm);
 	snprintf(msg, sizeof(msg), "gpio unplug storm exit status %d", ret);
+	say(msg);
+	ret = runv(evstorm);
+	snprintf(msg, sizeof(msg), "evdev unplug storm exit status %d", ret);
 	say(msg);
 	say("gpio tests end");
 }

@@ -86,7 +86,7 @@ def main():
                 problems.append(f"{what}: {line.strip()}")
         if WARN.search(line) and not in_expected:
             problems.append(f"unexpected warning: {line.strip()}")
-        if "# Subtest: revocable" in line:
+        if "# Subtest: revocable" in line or "# Subtest: input_core" in line:
             section = "kunit"
         if line.startswith("INIT: revocable_test.ko loaded"):
             section = "selftest"

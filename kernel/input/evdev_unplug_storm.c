@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * evdev unplug storm: a uinput device is created and destroyed, again and
+ * again, while threads use its event node: blocking read(), poll(), and a
+ * loop of EVIOCGNAME, EVIOCGBIT, EVIOCGVERSION, EVIOCGRAB and ungrab and
+ * writes of events; another thread feeds events through uinput.  The main
+ * thread holds a descriptor it only uses after the device is gone.
+ *
+ * Checks, for a bounded time:
+ *  - events injected through uinput reach the readers;
+ *  - every call on a destroyed device gives what evdev has always given:
+ *    -ENODEV for read(), write() and ioctl(), EPOLLHUP | EPOLLERR for
+ *    poll(); opening the removed node fails with ENOENT, ENODEV or ENXIO;
+ *  - a thread blocked in read() or poll() returns within a bound after the
+ *    destroy starts, and the destroy itself completes within it;
+ *  - kmemleak, if the kernel has it, reports nothing new at the end.
+ * The console (KASAN, lockdep, WARNING, hung tasks) is judged by the caller.
+ *
+ * With -e EVTEST (Debian's evtest), a real client is run last against a
+ * device that sends three presses of KEY_A and is then destroyed; its
+ * output must show the events and the removal.
+ *
+ * usage: evdev_unplug_storm [-t SECONDS] [-b BOUND_MS] [-e EVTEST]
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/input.h>
+#include <linux/uinput.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+
+#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
+
+/* One incarnation of the device. */
+struct gen {
+	int ufd;		/* uinput */
+	char node[64];		/* /dev/input/eventN */
+	atomic_int gone;	/* the destroy has started */
+	atomic_llong gone_ns;	/* when */
+};
+
+static atomic_llong calls, gone_calls, events, removals, bad, late;
+static atomic_llong max_latency_ns;
+static long long bound_ns = 5000LL * 1000000, removal_max;
+static unsigned int seed = 1;
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void complain(const char *what, const char *detail, int err)
+{
+	atomic_fetch_add(&bad, 1);
+	ksft_print_msg("unexpected: %s: %s (%s)\n", what, detail,
+		       err ? strerror(err) : "no error");
+}
+
+/*
+ * A call failed with errno @err: that must be the device's destroy and
+ * ENODEV.  Returns 1 (the caller stops), after checking that a call
+ * blocked at the destroy returned within the bound.
+ */
+static int gone(struct gen *g, const char *what, int err)
+{
+	long long lat;
+
+	if (err != ENODEV) {
+		complain(what, "wrong error on a destroyed device", err);
+		return 1;
+	}
+	if (!atomic_load(&g->gone)) {
+		complain(what, "device gone before its destroy", err);
+		return 1;
+	}
+	atomic_fetch_add(&gone_calls, 1);
+	lat = now_ns() - atomic_load(&g->gone_ns);
+	if (lat > atomic_load(&max_latency_ns))
+		atomic_store(&max_latency_ns, lat);
+	if (lat > bound_ns) {
+		atomic_fetch_add(&late, 1);
+		ksft_print_msg("%s returned %lld ms after the destroy started\n",
+			       what, lat / 1000000);
+	}
+	return 1;
+}
+
+static int open_node(struct gen *g, int flags)
+{
+	int fd = open(g->node, flags | O_CLOEXEC);
+
+	atomic_fetch_add(&calls, 1);
+	if (fd < 0 && errno != ENOENT && errno != ENODEV && errno != ENXIO)
+		complain("open", g->node, errno);
+	if (fd < 0 && !atomic_load(&g->gone))
+		complain("open", "failed on a live device", errno);
+	return fd;
+}
+
+static void *w_read(void *arg)
+{
+	struct gen *g = arg;
+	struct input_event ev[16];
+	int fd = open_node(g, O_RDONLY);
+	ssize_t n;
+
+	while (fd >= 0) {
+		atomic_fetch_add(&calls, 1);
+		n = read(fd, ev, sizeof(ev));
+		if (n < 0 && gone(g, "read", errno))
+			break;
+		if (n % sizeof(ev[0]))
+			complain("read", "partial event", 0);
+		atomic_fetch_add(&events, n / sizeof(ev[0]));
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static void *w_poll(void *arg)
+{
+	struct gen *g = arg;
+	struct input_event ev[16];
+	int fd = open_node(g, O_RDONLY | O_NONBLOCK);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	while (fd >= 0) {
+		atomic_fetch_add(&calls, 1);
+		if (poll(&pfd, 1, (int)(2 * bound_ns / 1000000)) < 0) {
+			complain("poll", "failed", errno);
+			break;
+		}
+		if (pfd.revents & (POLLHUP | POLLERR)) {
+			if ((pfd.revents & (POLLHUP | POLLERR)) != (POLLHUP | POLLERR))
+				complain("poll", "HUP without ERR or the reverse", 0);
+			gone(g, "poll", ENODEV);
+			break;
+		}
+		if (!pfd.revents) {
+			complain("poll", "timed out on a live device", 0);
+			break;
+		}
+		n = read(fd, ev, sizeof(ev));
+		if (n < 0 && errno != EAGAIN && gone(g, "read after poll", errno))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static int inject(int fd, int code, int value)
+{
+	struct input_event ev[2] = {
+		{ .type = EV_KEY, .code = code, .value = value },
+		{ .type = EV_SYN, .code = SYN_REPORT },
+	};
+
+	return write(fd, ev, sizeof(ev)) == sizeof(ev) ? 0 : -1;
+}
+
+static void *w_ioctls(void *arg)
+{
+	struct gen *g = arg;
+	unsigned long bits[KEY_MAX / (8 * sizeof(long)) + 1];
+	char name[64];
+	int fd = open_node(g, O_RDWR), v, i = 0;
+
+	while (fd >= 0) {
+		atomic_fetch_add(&calls, 1);
+		switch (i++ % 6) {
+		case 0:
+			v = ioctl(fd, EVIOCGNAME(sizeof(name)), name);
+			break;
+		case 1:
+			v = ioctl(fd, EVIOCGBIT(EV_KEY, sizeof(bits)), bits);
+			break;
+		case 2:
+			v = ioctl(fd, EVIOCGVERSION, &v);
+			break;
+		case 3:
+			v = ioctl(fd, EVIOCGRAB, 1);
+			break;
+		case 4:
+			v = ioctl(fd, EVIOCGRAB, 0);
+			break;
+		default:
+			v = inject(fd, KEY_B, i & 1);
+			break;
+		}
+		if (v < 0 && gone(g, "ioctl/write", errno))
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* Feeds events through uinput until the destroy starts. */
+static void *w_feed(void *arg)
+{
+	struct gen *g = arg;
+	int i = 0;
+
+	while (!atomic_load(&g->gone)) {
+		if (inject(g->ufd, KEY_A, i++ & 1))
+			complain("uinput write", "failed on a live device", errno);
+		usleep(500);
+	}
+	return NULL;
+}
+
+static int create_device(struct gen *g, const char *name)
+{
+	struct uinput_setup us = {
+		.id = { .bustype = BUS_VIRTUAL, .vendor = 1, .product = 1 },
+	};
+	char sys[64], path[128];
+	struct dirent *de;
+	DIR *d;
+	int i;
+
+	g->ufd = open("/dev/uinput", O_RDWR | O_CLOEXEC);
+	if (g->ufd < 0)
+		ksft_exit_fail_msg("/dev/uinput: %s\n", strerror(errno));
+	strncpy(us.name, name, sizeof(us.name) - 1);
+	if (ioctl(g->ufd, UI_SET_EVBIT, EV_KEY) || ioctl(g->ufd, UI_SET_KEYBIT, KEY_A) ||
+	    ioctl(g->ufd, UI_SET_KEYBIT, KEY_B) || ioctl(g->ufd, UI_DEV_SETUP, &us) ||
+	    ioctl(g->ufd, UI_DEV_CREATE) ||
+	    ioctl(g->ufd, UI_GET_SYSNAME(sizeof(sys)), sys) < 0)
+		ksft_exit_fail_msg("uinput setup: %s\n", strerror(errno));
+	snprintf(path, sizeof(path), "/sys/devices/virtual/input/%s", sys);
+	d = opendir(path);
+	if (!d)
+		ksft_exit_fail_msg("%s: %s\n", path, strerror(errno));
+	g->node[0] = 0;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "event", 5))
+			snprintf(g->node, sizeof(g->node), "/dev/input/%s", de->d_name);
+	closedir(d);
+	if (!g->node[0])
+		ksft_exit_fail_msg("%s has no event node\n", path);
+	/* devtmpfs creates the node asynchronously. */
+	for (i = 0; i < 500 && access(g->node, F_OK); i++)
+		usleep(10000);
+	return access(g->node, F_OK) ? -1 : 0;
+}
+
+static void destroy_device(struct gen *g)
+{
+	long long t0 = now_ns(), lat;
+
+	if (ioctl(g->ufd, UI_DEV_DESTROY))
+		complain("UI_DEV_DESTROY", "failed", errno);
+	lat = now_ns() - t0;
+	if (lat > removal_max)
+		removal_max = lat;
+	close(g->ufd);
+	atomic_fetch_add(&removals, 1);
+}
+
+/* The descriptor held across the destroy: everything on it must fail. */
+static void check_held(struct gen *g, int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLOUT };
+	struct input_event ev;
+	char name[64];
+
+	if (fd < 0)
+		return;
+	atomic_fetch_add(&calls, 5);
+	if (read(fd, &ev, sizeof(ev)) >= 0 || errno != ENODEV)
+		complain("held read", "not ENODEV", errno);
+	if (inject(fd, KEY_B, 1) == 0 || errno != ENODEV)
+		complain("held write", "not ENODEV", errno);
+	if (ioctl(fd, EVIOCGNAME(sizeof(name)), name) >= 0 || errno != ENODEV)
+		complain("held EVIOCGNAME", "not ENODEV", errno);
+	if (ioctl(fd, EVIOCGRAB, 1) >= 0 || errno != ENODEV)
+		complain("held EVIOCGRAB", "not ENODEV", errno);
+	if (poll(&pfd, 1, 0) != 1 ||
+	    (pfd.revents & (POLLHUP | POLLERR)) != (POLLHUP | POLLERR))
+		complain("held poll", "not POLLHUP | POLLERR", 0);
+	close(fd);
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, val, strlen(val)) < 0 ? -1 : 0;
+	close(fd);
+	return ret;
+}
+
+static int kmemleak_report(int clear)
+{
+	char buf[4096];
+	int fd;
+	ssize_t n, total = 0;
+
+	if (access(KMEMLEAK, F_OK))
+		return -1;
+	if (clear)
+		return write_file(KMEMLEAK, "clear");
+	/* Objects are reported once they are old enough and still unreferenced. */
+	sleep(6);
+	write_file(KMEMLEAK, "scan");
+	write_file(KMEMLEAK, "scan");
+	fd = open(KMEMLEAK, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = 0;
+		fputs(buf, stdout);
+		total += n;
+	}
+	close(fd);
+	return total > 0;
+}
+
+static int storm(long long end)
+{
+	void *(*const w[])(void *) = { w_read, w_read, w_poll, w_ioctls, w_feed };
+	const int nw = sizeof(w) / sizeof(w[0]);
+	struct timespec dl;
+	pthread_t th[5];
+	long long t0;
+
+	while (now_ns() < end && !atomic_load(&late)) {
+		struct gen g = { .ufd = -1 };
+		int held;
+
+		if (create_device(&g, "librevocable-storm"))
+			ksft_exit_fail_msg("%s did not appear\n", g.node);
+		held = open_node(&g, O_RDWR | O_NONBLOCK);
+		for (int i = 0; i < nw; i++)
+			if (pthread_create(&th[i], NULL, w[i], &g))
+				ksft_exit_fail_msg("pthread_create failed\n");
+
+		usleep(2000 + rand_r(&seed) % 30000);
+
+		atomic_store(&g.gone_ns, now_ns());
+		atomic_store(&g.gone, 1);
+		pthread_join(th[nw - 1], NULL);		/* the feeder uses ufd */
+		t0 = now_ns();
+		destroy_device(&g);
+
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += bound_ns / 1000000000LL + 1;
+		for (int i = 0; i < nw - 1; i++) {
+			if (pthread_timedjoin_np(th[i], NULL, &dl)) {
+				atomic_fetch_add(&late, 1);
+				ksft_print_msg("worker %d still blocked %lld ms after the destroy\n",
+					       i, (now_ns() - t0) / 1000000);
+				return -1;
+			}
+		}
+		check_held(&g, held);
+	}
+	return 0;
+}
+
+/*
+ * Debian's evtest against a device that presses KEY_A three times and is
+ * then destroyed: its output must show the presses and the removal.
+ */
+static int run_evtest(const char *evtest)
+{
+	static char out[65536];
+	struct gen g = { .ufd = -1 };
+	int pfd[2], status, presses = 0, gone_seen;
+	size_t len = 0;
+	ssize_t n;
+	char *p;
+	pid_t pid;
+
+	if (create_device(&g, "librevocable-evtest") || pipe(pfd))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		execl(evtest, evtest, g.node, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	sleep(2);	/* evtest prints the device's description first */
+	for (int i = 0; i < 3; i++) {
+		inject(g.ufd, KEY_A, 1);
+		inject(g.ufd, KEY_A, 0);
+		usleep(100000);
+	}
+	usleep(500000);
+	destroy_device(&g);
+	while (len < sizeof(out) - 1 && (n = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += n;
+	out[len] = 0;
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	for (p = out; (p = strstr(p, "code 30 (KEY_A), value 1")); p++)
+		presses++;
+	gone_seen = strstr(out, "No such device") != NULL;
+	for (p = strtok(out, "\n"); p; p = strtok(NULL, "\n"))
+		ksft_print_msg("evtest: %s\n", p);
+	ksft_print_msg("evtest saw %d presses of KEY_A, removal %s, exit status %d\n",
+		       presses, gone_seen ? "seen" : "not seen",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return presses == 3 && gone_seen && WIFEXITED(status);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int seconds = 5;
+	const char *evtest = NULL;
+	long long end;
+	int opt, leak;
+
+	while ((opt = getopt(argc, argv, "t:b:e:")) != -1) {
+		if (opt == 't')
+			seconds = atoi(optarg);
+		else if (opt == 'b')
+			bound_ns = atoll(optarg) * 1000000;
+		else if (opt == 'e')
+			evtest = optarg;
+		else
+			ksft_exit_fail_msg("usage: %s [-t SECONDS] [-b BOUND_MS] [-e EVTEST]\n",
+					   argv[0]);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	ksft_print_header();
+	ksft_set_plan(5);
+	leak = kmemleak_report(1);
+	end = now_ns() + seconds * 1000000000LL;
+
+	storm(end);
+	ksft_print_msg("calls %lld, destroys %lld, calls that saw the device gone %lld, events read %lld\n",
+		       atomic_load(&calls), atomic_load(&removals),
+		       atomic_load(&gone_calls), atomic_load(&events));
+	ksft_print_msg("longest destroy %lld ms, latest return after a destroy %lld ms (bound %lld ms)\n",
+		       removal_max / 1000000, atomic_load(&max_latency_ns) / 1000000,
+		       bound_ns / 1000000);
+	ksft_test_result(atomic_load(&removals) > 0 && atomic_load(&gone_calls) > 0 &&
+			 atomic_load(&events) > 0, "evdev_storm_device_destroyed_under_use\n");
+	ksft_test_result(atomic_load(&bad) == 0, "evdev_storm_documented_errors\n");
+	ksft_test_result(atomic_load(&late) == 0 && removal_max <= bound_ns,
+			 "evdev_storm_blocked_callers_return\n");
+	if (!evtest)
+		ksft_test_result_skip("evdev_evtest (no evtest given)\n");
+	else
+		ksft_test_result(!atomic_load(&late) && run_evtest(evtest),
+				 "evdev_evtest_sees_events_and_removal\n");
+	if (atomic_load(&late)) {
+		ksft_test_result_fail("evdev_storm_no_leak (not checked: a caller is stuck)\n");
+	} else {
+		leak = leak < 0 ? -1 : kmemleak_report(0);
+		if (leak < 0)
+			ksft_test_result_skip("evdev_storm_no_leak (no kmemleak)\n");
+		else
+			ksft_test_result(leak == 0, "evdev_storm_no_leak\n");
+	}
+	ksft_finished();
+}
