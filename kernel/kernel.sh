@@ -4,7 +4,7 @@
 # The kernel flow behind "ninja -C build kernel-patches" and
 # "ninja -C build kernel-qemu".
 #
-# usage: kernel.sh patches|qemu|qemu-kcsan|bench|bench-gpio REPO KDIR
+# usage: kernel.sh patches|qemu|qemu-kcsan|bench|bench-gpio|bench-evdev REPO KDIR
 #   REPO  this project's checkout
 #   KDIR  working directory in the build dir (never in the repo):
 #         src/      Debian's linux-source-6.12, extracted once, a git tree
@@ -320,32 +320,46 @@ boot() {
 	[ $rc = 0 ] || qemu_failed
 }
 
-# bench_gpio: "ninja -C build kernel-bench-gpio".  Three kernels from the
-# same series and config: stock (without kernel/patches: 6.12's own
-# gpiolib), converted, and converted with the chips in the shared default
-# domain instead of a domain per device (the design choice the conversion's
-# commit message argues; built from a scratch edit, never committed).  Each
-# boots GPIO_BENCH_BOOTS times (default 5), interleaved, and runs the
-# userspace GPIO_V2_LINE_GET_VALUES_IOCTL loop and gpio_bench.ko's
-# gpiod_get_value_cansleep() loop on one CPU and on all at once.
-bench_gpio() {
-	local boots=${GPIO_BENCH_BOOTS:-5} npatch v i dir=$kdir/bench-gpio conv stock
-	local variants=(stock converted shared)
+# bench_conv gpio|evdev: "ninja -C build kernel-bench-gpio" and
+# "kernel-bench-evdev".  Kernels from the same series and config: stock
+# (the series without the conversion's patch, so 6.12's own code) and
+# converted; for gpio also converted with the chips in the shared default
+# domain instead of a domain per device (the design choice the
+# conversion's commit message argues; built from a scratch edit, never
+# committed).  Each boots CONV_BENCH_BOOTS (or GPIO_BENCH_BOOTS) times,
+# default 5, interleaved.  gpio: the userspace
+# GPIO_V2_LINE_GET_VALUES_IOCTL loop and gpio_bench.ko's
+# gpiod_get_value_cansleep() loop; evdev: an EVIOCGVERSION loop and a
+# stream of events written to uinput and read from the event node; each on
+# one CPU and, for the loops, on all at once.
+bench_conv() {
+	local kind=$1 boots=${CONV_BENCH_BOOTS:-${GPIO_BENCH_BOOTS:-5}} v i
+	local dir=$kdir/bench-$kind conv stock back variants=(stock converted)
 
-	config=$repo/kernel/revocable-bench-gpio.config
+	config=$repo/kernel/revocable-bench-$kind.config
 	patches
 	apply
-	npatch=$(ls "$repo"/kernel/patches/*.patch | wc -l)
+	case $kind in
+	gpio)
+		# Everything from the gpiolib patch on.
+		back=$(ls "$repo"/kernel/patches/*.patch | wc -l)
+		variants+=(shared)
+		;;
+	evdev)
+		# The evdev patch is the last one.
+		back=1
+		;;
+	esac
 	# Resolved once: src may be re-applied by another run meanwhile.
 	conv=$(git -C "$kdir/src" rev-parse HEAD)
-	stock=$(git -C "$kdir/src" rev-parse HEAD~"$npatch")
+	stock=$(git -C "$kdir/src" rev-parse HEAD~"$back")
 	mkdir -p "$dir"
 	rm -f "$dir"/*.log
 	for v in "${variants[@]}"; do
 		ksrc=$kdir/src-$v
-		out=$kdir/out-gpio-$v
+		out=$kdir/out-$kind-$v
 		initrd=$dir/initramfs-$v.cpio.gz
-		stage "variant $v"
+		stage "$kind variant $v"
 		[ -d "$ksrc" ] || git -C "$kdir/src" worktree add -q --detach "$ksrc" HEAD
 		case $v in
 		stock) git -C "$ksrc" checkout -q -f --detach "$stock" ;;
@@ -360,24 +374,34 @@ bench_gpio() {
 		fi
 		configure
 		build
-		build_module gpio-bench "$repo/kernel/gpio/bench"
 		(cd "$ksrc" && kmake headers >/dev/null) || die "make headers failed"
-		aarch64-linux-gnu-gcc -static -O2 -Wall -pthread -isystem "$out/usr/include" \
-			-o "$kdir/gpio_bench_user" "$repo/kernel/gpio/gpio_bench_user.c" ||
-			die "gpio_bench_user build failed"
-		initramfs "$kdir/mod-gpio-bench/gpio_bench.ko" "$kdir/gpio_bench_user" \
-			"$(find "$out/drivers/gpio" -name gpio-sim.ko)"
+		case $kind in
+		gpio)
+			build_module gpio-bench "$repo/kernel/gpio/bench"
+			aarch64-linux-gnu-gcc -static -O2 -Wall -pthread -isystem "$out/usr/include" \
+				-o "$kdir/gpio_bench_user" "$repo/kernel/gpio/gpio_bench_user.c" ||
+				die "gpio_bench_user build failed"
+			initramfs "$kdir/mod-gpio-bench/gpio_bench.ko" "$kdir/gpio_bench_user" \
+				"$(find "$out/drivers/gpio" -name gpio-sim.ko)"
+			;;
+		evdev)
+			aarch64-linux-gnu-gcc -static -O2 -Wall -pthread -isystem "$out/usr/include" \
+				-o "$kdir/evdev_bench_user" "$repo/kernel/input/evdev_bench_user.c" ||
+				die "evdev_bench_user build failed"
+			initramfs "$kdir/evdev_bench_user"
+			;;
+		esac
 	done
 	for i in $(seq "$boots"); do
 		for v in "${variants[@]}"; do
-			out=$kdir/out-gpio-$v
+			out=$kdir/out-$kind-$v
 			initrd=$dir/initramfs-$v.cpio.gz
 			log=$dir/$v-$i.log
 			boot
 		done
 	done
-	stage "parsing the GPIO benchmark ($boots boots per kernel)"
-	python3 "$repo/kernel/qemu/parse_bench_gpio.py" "$dir" "$kdir/bench-gpio.json"
+	stage "parsing the $kind benchmark ($boots boots per kernel)"
+	python3 "$repo/kernel/qemu/parse_bench_conv.py" "$kind" "$dir" "$kdir/bench-$kind.json"
 }
 
 judge_bench() {
@@ -430,7 +454,10 @@ qemu-kcsan)
 	test_run
 	;;
 bench-gpio)
-	bench_gpio
+	bench_conv gpio
+	;;
+bench-evdev)
+	bench_conv evdev
 	;;
 bench)
 	out=$kdir/out-bench
@@ -445,7 +472,7 @@ bench)
 	judge_bench
 	;;
 *)
-	echo "usage: $0 patches|qemu|qemu-kcsan|bench|bench-gpio REPO KDIR" >&2
+	echo "usage: $0 patches|qemu|qemu-kcsan|bench|bench-gpio|bench-evdev REPO KDIR" >&2
 	exit 2
 	;;
 esac

@@ -254,7 +254,7 @@ static int create_device(struct gen *g, const char *name)
 	g->node[0] = 0;
 	while ((de = readdir(d)))
 		if (!strncmp(de->d_name, "event", 5))
-			snprintf(g->node, sizeof(g->node), "/dev/input/%s", de->d_name);
+			snprintf(g->node, sizeof(g->node), "/dev/input/%.40s", de->d_name);
 	closedir(d);
 	if (!g->node[0])
 		ksft_exit_fail_msg("%s has no event node\n", path);

@@ -213,6 +213,13 @@ int main(void)
 	if (access("/gpio_bench_user", F_OK) == 0)
 		gpio_bench_stage();
 
+	if (access("/evdev_bench_user", F_OK) == 0) {
+		char *const evb[] = { "/evdev_bench_user", "100000", "9", NULL };
+
+		say("running evdev_bench_user");
+		runv(evb);
+	}
+
 	if (access("/revocable_bench.ko", F_OK) == 0) {
 		/* The benchmark runs in its init and then refuses to load. */
 		say("running revocable_bench.ko");

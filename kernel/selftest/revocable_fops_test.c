@@ -6,7 +6,9 @@
  * the unplug, release exactly once per open, mappings zapped (SIGBUS), and
  * unplug racing threads that call every operation.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Summarise "ninja -C build kernel-bench-gpio".
+"""Summarise "ninja -C build kernel-bench-gpio" and "kernel-bench-evdev".
 
-usage: parse_bench_gpio.py DIR OUT.json
+usage: parse_bench_conv.py gpio|evdev DIR OUT.json
 
 DIR holds one console log per boot, VARIANT-N.log, each with lines
-"GPIOBENCH: user|kernel cpus=N ns_per_op=X".  Prints, per loop and CPU
-count, the median over the boots of each kernel and the ratios to stock,
-against the targets: converted / stock <= 1.02 for the userspace ioctl loop
-and <= 1.05 for the in-kernel loop.
+"GPIOBENCH: user|kernel cpus=N ns_per_op=X" or "EVDEVBENCH:
+version|stream cpus=N ns_per_op=X".  Prints, per loop and CPU count, the
+median over the boots of each kernel and the ratios to stock, against the
+targets: converted / stock <= 1.02 for the userspace loops and <= 1.05 for
+the in-kernel GPIO loop.
 """
 import glob
 import json
@@ -17,27 +18,31 @@ import re
 import statistics
 import sys
 
-LINE = re.compile(r"GPIOBENCH: (user|kernel) cpus=(\d+) ns_per_op=([\d.]+)")
-TARGET = {"user": 1.02, "kernel": 1.05}
+KIND = sys.argv[1]
+LINE = re.compile(r"%s: (\w+) cpus=(\d+) ns_per_op=([\d.]+)" %
+                  {"gpio": "GPIOBENCH", "evdev": "EVDEVBENCH"}[KIND])
+TARGET = {"user": 1.02, "kernel": 1.05, "version": 1.02, "stream": 1.02}
 LABEL = {"user": "GPIO_V2_LINE_GET_VALUES_IOCTL (userspace)",
-         "kernel": "gpiod_get_value_cansleep() (in kernel)"}
+         "kernel": "gpiod_get_value_cansleep() (in kernel)",
+         "version": "EVIOCGVERSION (userspace)",
+         "stream": "uinput write + evdev read, per event"}
 
 
 def main():
     runs = {}
-    for path in sorted(glob.glob(os.path.join(sys.argv[1], "*-*.log"))):
+    for path in sorted(glob.glob(os.path.join(sys.argv[2], "*-*.log"))):
         variant = os.path.basename(path).rsplit("-", 1)[0]
         for m in LINE.finditer(open(path, errors="replace").read()):
             key = (variant, m.group(1), int(m.group(2)))
             runs.setdefault(key, []).append(float(m.group(3)))
     if not runs:
-        print("no GPIOBENCH results in the logs")
+        print("no benchmark results in the logs")
         print("0 passed, 1 failed")
         sys.exit(1)
     rows, misses = [], 0
     print(f"{'loop':44} {'CPUs':>4} {'stock ns':>9} {'conv ns':>9} "
           f"{'conv/stock':>10} {'shared ns':>9} {'shared/stock':>12} boots")
-    for kind in ("user", "kernel"):
+    for kind in ("user", "kernel", "version", "stream"):
         for cpus in sorted({k[2] for k in runs if k[1] == kind}):
             med = {v: statistics.median(runs[(v, kind, cpus)])
                    for v in ("stock", "converted", "shared") if (v, kind, cpus) in runs}
@@ -59,7 +64,7 @@ def main():
                          "converted_over_stock": ratio,
                          "shared_over_stock": shared / med["stock"] if shared else None,
                          "all_ns": {v: runs[(v, kind, cpus)] for v in med}})
-    json.dump(rows, open(sys.argv[2], "w"), indent=1)
+    json.dump(rows, open(sys.argv[3], "w"), indent=1)
     print(f"{len(rows) - misses} passed, {misses} failed")
 
 

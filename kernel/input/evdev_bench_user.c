@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "ninja -C build kernel-bench-evdev": on a uinput device's event node,
+ * time a loop of EVIOCGVERSION from one CPU and from every online CPU at
+ * once (a descriptor each), and a stream of events written to uinput and
+ * read back from the event node, 16 events a batch.  Prints the time per
+ * call, or per event read, as the median of the rounds.
+ *
+ * usage: evdev_bench_user [LOOPS [ROUNDS]]
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/input.h>
+#include <linux/uinput.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CPUS	4
+#define BATCH		16
+
+struct worker {
+	pthread_t th;
+	int fd, cpu;
+	long loops;
+	double ns;
+	pthread_barrier_t *go;
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *version_loop(void *arg)
+{
+	struct worker *w = arg;
+	double t0;
+	int v;
+
+	pin(w->cpu);
+	pthread_barrier_wait(w->go);
+	t0 = now_ns();
+	for (long i = 0; i < w->loops; i++)
+		if (ioctl(w->fd, EVIOCGVERSION, &v)) {
+			perror("EVIOCGVERSION");
+			exit(1);
+		}
+	w->ns = (now_ns() - t0) / w->loops;
+	return NULL;
+}
+
+/* Write BATCH events to uinput, read them back; ns per event read. */
+static double stream(int ufd, int efd, long loops)
+{
+	struct input_event in[BATCH], out[BATCH];
+	double t0;
+
+	memset(in, 0, sizeof(in));
+	for (int i = 0; i < BATCH; i += 2) {
+		in[i].type = EV_KEY;
+		in[i].code = KEY_A;
+		in[i + 1].type = EV_SYN;
+		in[i + 1].code = SYN_REPORT;
+	}
+	t0 = now_ns();
+	for (long l = 0; l < loops; l++) {
+		size_t got = 0;
+
+		for (int i = 0; i < BATCH; i += 2)
+			in[i].value = (l + i / 2) & 1;
+		if (write(ufd, in, sizeof(in)) != sizeof(in)) {
+			perror("uinput write");
+			exit(1);
+		}
+		while (got < sizeof(out)) {
+			ssize_t n = read(efd, (char *)out + got, sizeof(out) - got);
+
+			if (n <= 0) {
+				perror("evdev read");
+				exit(1);
+			}
+			got += n;
+		}
+	}
+	return (now_ns() - t0) / (loops * (double)BATCH);
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void node_of(int ufd, char *node, size_t size)
+{
+	char sys[64], path[128];
+	struct dirent *de;
+	DIR *d;
+
+	if (ioctl(ufd, UI_GET_SYSNAME(sizeof(sys)), sys) < 0) {
+		perror("UI_GET_SYSNAME");
+		exit(1);
+	}
+	snprintf(path, sizeof(path), "/sys/devices/virtual/input/%s", sys);
+	d = opendir(path);
+	if (!d) {
+		perror(path);
+		exit(1);
+	}
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "event", 5))
+			snprintf(node, size, "/dev/input/%.40s", de->d_name);
+	closedir(d);
+	for (int i = 0; i < 500 && access(node, F_OK); i++)
+		usleep(10000);
+}
+
+int main(int argc, char **argv)
+{
+	long loops = argc > 1 ? atol(argv[1]) : 100000;
+	int rounds = argc > 2 ? atoi(argv[2]) : 5;
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN), ufd, efd;
+	struct uinput_setup us = {
+		.id = { .bustype = BUS_VIRTUAL, .vendor = 1, .product = 2 },
+		.name = "evdev-bench",
+	};
+	struct worker w[MAX_CPUS];
+	pthread_barrier_t go;
+	char node[64] = "";
+	double ns[16];
+
+	cpus = cpus > MAX_CPUS ? MAX_CPUS : cpus;
+	rounds = rounds < 1 ? 1 : rounds > 16 ? 16 : rounds;
+	ufd = open("/dev/uinput", O_RDWR | O_CLOEXEC);
+	if (ufd < 0 || ioctl(ufd, UI_SET_EVBIT, EV_KEY) ||
+	    ioctl(ufd, UI_SET_KEYBIT, KEY_A) || ioctl(ufd, UI_DEV_SETUP, &us) ||
+	    ioctl(ufd, UI_DEV_CREATE)) {
+		perror("uinput");
+		return 1;
+	}
+	node_of(ufd, node, sizeof(node));
+	for (int i = 0; i < cpus; i++) {
+		w[i].fd = open(node, O_RDONLY | O_CLOEXEC);
+		if (w[i].fd < 0) {
+			perror(node);
+			return 1;
+		}
+		w[i].cpu = i;
+		w[i].loops = loops;
+		w[i].go = &go;
+	}
+	for (int n = 1; n <= cpus; n = n == 1 ? cpus : cpus + 1) {
+		for (int r = 0; r < rounds; r++) {
+			double sum = 0;
+
+			pthread_barrier_init(&go, NULL, n);
+			for (int i = 0; i < n; i++)
+				pthread_create(&w[i].th, NULL, version_loop, &w[i]);
+			for (int i = 0; i < n; i++) {
+				pthread_join(w[i].th, NULL);
+				sum += w[i].ns;
+			}
+			pthread_barrier_destroy(&go);
+			ns[r] = sum / n;
+		}
+		qsort(ns, rounds, sizeof(ns[0]), cmp);
+		printf("EVDEVBENCH: version cpus=%d ns_per_op=%.3f\n", n, ns[rounds / 2]);
+		fflush(stdout);
+	}
+	for (int i = 0; i < cpus; i++)
+		close(w[i].fd);
+	pin(0);
+	efd = open(node, O_RDONLY | O_CLOEXEC);
+	if (efd < 0) {
+		perror(node);
+		return 1;
+	}
+	for (int r = 0; r < rounds; r++)
+		ns[r] = stream(ufd, efd, loops / 10);
+	qsort(ns, rounds, sizeof(ns[0]), cmp);
+	printf("EVDEVBENCH: stream cpus=1 ns_per_op=%.3f\n", ns[rounds / 2]);
+	close(efd);
+	ioctl(ufd, UI_DEV_DESTROY);
+	close(ufd);
+	return 0;
+}

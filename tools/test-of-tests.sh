@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Test of the tests: build the QEMU test kernel from a scratch copy of this
+# tree in which one revoke does not wait for the readers
+# (revocable_revoke_wait() replaced by dropping the reference), run the
+# kernel-qemu flow, and expect it to FAIL with a use-after-free or a wrong
+# result.
+#   gpio: the gpiolib conversion's removal; the unplug storm or the
+#         kernel's GPIO selftests must catch it
+#   fops: revocable_fops_revoke(); the helper's KUnit suite, its kselftest
+#         or the evdev storm must catch it
+#
+# usage: tools/test-of-tests.sh gpio|fops [BUILD_KERNEL_DIR]
+#        (default build/kernel)
+# Prints the flow's output, then "test-of-tests: caught" (exit 0) or
+# "test-of-tests: NOT caught" (exit 1).  The next normal kernel-qemu run
+# rebuilds the real code.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+what=${1:-}
+kdir=$(realpath -m "${2:-$repo/build/kernel}")
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+(cd "$repo" && git ls-files -z | xargs -0 cp --parents -t "$scratch")
+case $what in
+gpio)
+	p=$(ls "$scratch"/kernel/patches/*gpiolib-protect*.patch)
+	sed -i 's/^+\t\trevocable_revoke_wait(rp);$/+\t\trevocable_provider_put(rp);/' "$p"
+	new='^+		revocable_provider_put(rp);$'
+	;;
+fops)
+	p=$scratch/kernel/revocable_fops.c
+	sed -i 's/^\tret = revocable_revoke_wait(rp);$/\trevocable_provider_put(rp);\n\tret = 0;/' "$p"
+	new='^	revocable_provider_put(rp);$'
+	;;
+*)
+	echo "usage: $0 gpio|fops [BUILD_KERNEL_DIR]" >&2
+	exit 2
+	;;
+esac
+grep -q "$new" "$p" || {
+	echo "the scratch edit did not apply"
+	exit 2
+}
+t0=$(date +%s)
+rc=0
+"$scratch/kernel/kernel.sh" qemu "$scratch" "$kdir" || rc=$?
+echo "flow exit status $rc after $(($(date +%s) - t0)) s"
+grep -E 'BUG: KASAN|unexpected: |not ok|still blocked|storm_' "$kdir/console.log" | head -n 20 || true
+# How long the storm ran before the first report (gpio), or when it came.
+awk '/INIT: gpio unplug storm begins at uptime/ && !t0 { t0 = $NF }
+     /^\[.*BUG: KASAN/ && t0 && !done { gsub(/[][]/, ""); done = 1;
+	printf "first failure %.1f s into the storm\n", $1 - t0 }' "$kdir/console.log"
+grep -m1 -E '^\[ *[0-9.]+\] BUG: KASAN' "$kdir/console.log" | sed 's/^/first report: /' || true
+if [ $rc != 0 ]; then
+	echo "test-of-tests: caught"
+	exit 0
+fi
+echo "test-of-tests: NOT caught"
+exit 1
