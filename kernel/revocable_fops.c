@@ -407,8 +407,15 @@ static int rfo_open(struct inode *inode, struct file *file)
 			}
 		}
 	}
-	if (ret)
+	if (ret) {
 		kfree(rf);
+		/*
+		 * The caller puts f_op after a failed open, maybe after the
+		 * device's owner dropped the last reference to this object:
+		 * leave it the driver's table, as rfo_release() does.
+		 */
+		file->f_op = rfo->fops;
+	}
 	return ret;
 }
 
