@@ -26,6 +26,10 @@
 #define __revocable_unrcu(p)	(p)
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct revocable_domain;
 struct revocable_provider;
 struct srcu_struct;
@@ -724,17 +728,30 @@ static inline void __revocable_guard_exit(struct __revocable_guard *g)
 }
 #endif
 
+/*
+ * The casts to the variable's type and to the guard pointer keep the
+ * macros valid C++ as well (no implicit conversion from void * there, and
+ * NULL after a comma is no null pointer constant).
+ */
+#ifdef __cplusplus
+#define __REVOCABLE_GUARD_INIT		{}
+#else
+#define __REVOCABLE_GUARD_INIT		{ 0 }
+#endif
+
 #define __REVOCABLE_TRY_ACCESS_WITH(_rp, _g, _res)			\
 	struct __revocable_guard _g					\
 		__attribute__((__cleanup__(__revocable_guard_exit)));	\
-	_res = __revocable_guard_enter(&_g, __revocable_unrcu(_rp))
+	_res = (__typeof__(_res))__revocable_guard_enter(&_g,		\
+						__revocable_unrcu(_rp))
 
 #define __REVOCABLE_TRY_ACCESS_SCOPED(_rp, _g, _done, _res)		\
 	for (struct __revocable_guard _g				\
 		__attribute__((__cleanup__(__revocable_guard_exit))) =	\
-			{ 0 },						\
-		*_done = ((_res) = __revocable_guard_enter(&_g,		\
-					__revocable_unrcu(_rp)), NULL);	\
+			__REVOCABLE_GUARD_INIT,				\
+		*_done = ((_res) = (__typeof__(_res))			\
+			  __revocable_guard_enter(&_g, __revocable_unrcu(_rp)), \
+			  (struct __revocable_guard *)0);		\
 	     !_done; _done = &_g)
 
 #ifdef __KERNEL__
@@ -806,5 +823,9 @@ int devm_revocable_provider_alloc(struct device *dev,
 #define ___REVOCABLE_PASTE(a, b)	a##b
 #define __REVOCABLE_PASTE(a, b)		___REVOCABLE_PASTE(a, b)
 #define __REVOCABLE_ID(p)	__REVOCABLE_PASTE(__revocable_##p##_, __COUNTER__)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* __LINUX_REVOCABLE_H */

@@ -30,3 +30,17 @@ if ! nm "$root/consumer-lgpl" | grep -q '__revocable_self@LIBREVOCABLE_INLINE_1'
 	echo "consumer-lgpl does not use the inline ABI"; exit 1
 fi
 LD_LIBRARY_PATH="$libdir" "$root/consumer-lgpl"
+
+# C++ (C++11 and later, each C++ compiler there is), with and without the
+# inline fast path: the header must work unchanged, plus revocable.hpp.
+for cxx in ${CXX:-c++} clang++; do
+	command -v "$cxx" >/dev/null || continue
+	for std in c++11 c++17; do
+		for lgpl in "" -D_LGPL_SOURCE; do
+			echo "$cxx -std=$std $lgpl"
+			"$cxx" -std=$std -Wall -Wextra -Werror $lgpl -o "$root/consumer-cxx" \
+				"$src/tests/consumer.cpp" $flags -pthread
+			LD_LIBRARY_PATH="$libdir" "$root/consumer-cxx"
+		done
+	done
+done
