@@ -15,6 +15,18 @@ if find "$root" -path '*/include/linux/*' | grep -q .; then
 	echo "a linux/ header was installed"; exit 1
 fi
 
+# The man pages, installed where man finds them with MANPATH set.
+mandir=$(dirname "$(find "$root" -name revocable.7 | head -n 1)")
+[ -f "$mandir/revocable.7" ] || { echo "revocable(7) not installed"; exit 1; }
+mandir=$(dirname "$mandir")
+if [ -f "$mandir/man3/revocable_try_access.3" ]; then
+	MANPATH=$mandir MANWIDTH=80 man -P cat revocable_try_access | head -n 5
+	MANPATH=$mandir MANWIDTH=80 man -P cat revocable_try_access | grep -q 'enter an access' ||
+		{ echo "man revocable_try_access does not show the page"; exit 1; }
+else
+	echo "no section 3 pages installed (built without scripts/kernel-doc)"
+fi
+
 export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$root"
 flags=$(pkg-config --cflags --libs revocable)
 echo "pkg-config --cflags --libs revocable: $flags"
