@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The Debian packaging, as a distribution would use it: build the binary
-# packages from a clean copy of the tracked tree with dpkg-buildpackage -b
+# packages from a clean copy of the tree with dpkg-buildpackage -b
 # -us -uc, require lintian --pedantic to report no error and no warning,
 # unpack the packages into a scratch root with dpkg -x, and build and run
 # the C and C++ pkg-config consumers against that root alone.
@@ -13,7 +13,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 mkdir "$work/src" "$work/root"
-(cd "$src" && git ls-files -z | xargs -0 cp --parents -t "$work/src")
+# The tracked files of a git checkout; otherwise (a copied tree, as in the
+# fresh-machine check) the tree without build directories.
+if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	(cd "$src" && git ls-files -z | xargs -0 cp --parents -t "$work/src")
+else
+	rsync -a --exclude='/build*/' --exclude='/obj-*/' --exclude='/.git/' \
+		--exclude='/debian/.debhelper/' --exclude='/debian/tmp/' \
+		--exclude='/debian/librevocable1/' --exclude='/debian/librevocable-dev/' \
+		"$src/" "$work/src/"
+fi
 cd "$work/src"
 echo "dpkg-buildpackage -b -us -uc"
 if ! dpkg-buildpackage -b -us -uc >"$work/build.log" 2>&1; then
