@@ -40,11 +40,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kselftest.h"
+#include "../qemu/storm.h"
 
 #define CFG		"/sys/kernel/config/gpio-sim/storm"
 #define NLINES		8
-#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
 #define SLOW_LIVE	"/sys/kernel/debug/gpio-slow/live"
 
 /* One incarnation of the chip. */
@@ -57,56 +56,14 @@ struct gen {
 	atomic_uint next_out;	/* the next output line for w_values */
 };
 
-static atomic_llong calls, gone_calls, events, removals, bad, late;
-static atomic_llong max_latency_ns, slow_removals;
-static long long bound_ns = 5000LL * 1000000, removal_max;
+static atomic_llong slow_removals;
 static unsigned int seed = 1;
-static const char *slow_module;
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void complain(const char *what, const char *detail, int err)
-{
-	atomic_fetch_add(&bad, 1);
-	ksft_print_msg("unexpected: %s: %s (%s)\n", what, detail,
-		       err ? strerror(err) : "no error");
-}
-
-/*
- * A call failed with errno @err: that must be the chip's removal and the
- * documented error.  Returns 1 (the caller stops), after checking that a
- * call blocked at the removal returned within the bound.
- */
 static int gone(struct gen *g, const char *what, int err, int expect)
 {
-	long long lat;
-
-	if (err != expect) {
-		complain(what, "wrong error on a removed chip", err);
-		return 1;
-	}
-	if (!atomic_load(&g->gone)) {
-		/* The chip can only disappear through us. */
-		complain(what, "chip gone before its removal", err);
-		return 1;
-	}
-	atomic_fetch_add(&gone_calls, 1);
-	lat = now_ns() - atomic_load(&g->gone_ns);
-	if (lat > atomic_load(&max_latency_ns))
-		atomic_store(&max_latency_ns, lat);
-	if (lat > bound_ns) {
-		atomic_fetch_add(&late, 1);
-		ksft_print_msg("%s returned %lld ms after the removal started\n",
-			       what, lat / 1000000);
-	}
-	return 1;
+	return storm_gone(&g->gone, &g->gone_ns, what, err, expect);
 }
+static const char *slow_module;
 
 static int open_chip(struct gen *g)
 {
@@ -326,17 +283,6 @@ static void *w_pull(void *arg)
 	return NULL;
 }
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 static int read_file(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -429,32 +375,6 @@ static void check_held(struct gen *g, int cfd, int v2, int v1)
 		close(v2);
 	if (cfd >= 0)
 		close(cfd);
-}
-
-static int kmemleak_report(int clear)
-{
-	char buf[4096];
-	int fd;
-	ssize_t n, total = 0;
-
-	if (access(KMEMLEAK, F_OK))
-		return -1;
-	if (clear)
-		return write_file(KMEMLEAK, "clear");
-	/* Objects are reported once they are old enough and still unreferenced. */
-	sleep(6);
-	write_file(KMEMLEAK, "scan");
-	write_file(KMEMLEAK, "scan");
-	fd = open(KMEMLEAK, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
-		buf[n] = 0;
-		fputs(buf, stdout);
-		total += n;
-	}
-	close(fd);
-	return total > 0;
 }
 
 /*

@@ -40,9 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kselftest.h"
+#include "../qemu/storm.h"
 
-#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
 
 /* One incarnation of the device. */
 struct gen {
@@ -52,53 +51,12 @@ struct gen {
 	atomic_llong gone_ns;	/* when */
 };
 
-static atomic_llong calls, gone_calls, events, removals, bad, late;
-static atomic_llong max_latency_ns;
-static long long bound_ns = 5000LL * 1000000, removal_max;
 static unsigned int seed = 1;
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void complain(const char *what, const char *detail, int err)
-{
-	atomic_fetch_add(&bad, 1);
-	ksft_print_msg("unexpected: %s: %s (%s)\n", what, detail,
-		       err ? strerror(err) : "no error");
-}
-
-/*
- * A call failed with errno @err: that must be the device's destroy and
- * ENODEV.  Returns 1 (the caller stops), after checking that a call
- * blocked at the destroy returned within the bound.
- */
+/* A failed call on the device: ENODEV, since its destroy started. */
 static int gone(struct gen *g, const char *what, int err)
 {
-	long long lat;
-
-	if (err != ENODEV) {
-		complain(what, "wrong error on a destroyed device", err);
-		return 1;
-	}
-	if (!atomic_load(&g->gone)) {
-		complain(what, "device gone before its destroy", err);
-		return 1;
-	}
-	atomic_fetch_add(&gone_calls, 1);
-	lat = now_ns() - atomic_load(&g->gone_ns);
-	if (lat > atomic_load(&max_latency_ns))
-		atomic_store(&max_latency_ns, lat);
-	if (lat > bound_ns) {
-		atomic_fetch_add(&late, 1);
-		ksft_print_msg("%s returned %lld ms after the destroy started\n",
-			       what, lat / 1000000);
-	}
-	return 1;
+	return storm_gone(&g->gone, &g->gone_ns, what, err, ENODEV);
 }
 
 static int open_node(struct gen *g, int flags)
@@ -299,43 +257,6 @@ static void check_held(struct gen *g, int fd)
 	    (pfd.revents & (POLLHUP | POLLERR)) != (POLLHUP | POLLERR))
 		complain("held poll", "not POLLHUP | POLLERR", 0);
 	close(fd);
-}
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -1;
-	ret = write(fd, val, strlen(val)) < 0 ? -1 : 0;
-	close(fd);
-	return ret;
-}
-
-static int kmemleak_report(int clear)
-{
-	char buf[4096];
-	int fd;
-	ssize_t n, total = 0;
-
-	if (access(KMEMLEAK, F_OK))
-		return -1;
-	if (clear)
-		return write_file(KMEMLEAK, "clear");
-	/* Objects are reported once they are old enough and still unreferenced. */
-	sleep(6);
-	write_file(KMEMLEAK, "scan");
-	write_file(KMEMLEAK, "scan");
-	fd = open(KMEMLEAK, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
-		buf[n] = 0;
-		fputs(buf, stdout);
-		total += n;
-	}
-	close(fd);
-	return total > 0;
 }
 
 static int storm(long long end)

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the unplug storms (kernel/gpio/gpio_unplug_storm.c and
+ * kernel/input/evdev_unplug_storm.c) share: their counters, the check that
+ * a call failing on a removed device gives the documented error within
+ * the bound, and kmemleak.  Included once by each program.
+ */
+#ifndef STORM_H
+#define STORM_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+
+#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
+
+static atomic_llong calls, gone_calls, events, removals, bad, late;
+static atomic_llong max_latency_ns;
+static long long bound_ns = 5000LL * 1000000, removal_max;
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void complain(const char *what, const char *detail, int err)
+{
+	atomic_fetch_add(&bad, 1);
+	ksft_print_msg("unexpected: %s: %s (%s)\n", what, detail,
+		       err ? strerror(err) : "no error");
+}
+
+/*
+ * A call failed with errno @err: that must be the device's removal (which
+ * @gone says has started, at @gone_ns) and the documented error @expect.
+ * Returns 1 (the caller stops), after checking that a call blocked at the
+ * removal returned within the bound.
+ */
+static int storm_gone(atomic_int *gone, atomic_llong *gone_ns,
+		      const char *what, int err, int expect)
+{
+	long long lat;
+
+	if (err != expect) {
+		complain(what, "wrong error on a removed device", err);
+		return 1;
+	}
+	if (!atomic_load(gone)) {
+		/* The device can only disappear through us. */
+		complain(what, "device gone before its removal", err);
+		return 1;
+	}
+	atomic_fetch_add(&gone_calls, 1);
+	lat = now_ns() - atomic_load(gone_ns);
+	if (lat > atomic_load(&max_latency_ns))
+		atomic_store(&max_latency_ns, lat);
+	if (lat > bound_ns) {
+		atomic_fetch_add(&late, 1);
+		ksft_print_msg("%s returned %lld ms after the removal started\n",
+			       what, lat / 1000000);
+	}
+	return 1;
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* 1 when kmemleak reports something (printed), 0 when not, -1 without it. */
+static int kmemleak_report(int clear)
+{
+	char buf[4096];
+	ssize_t n, total = 0;
+	int fd;
+
+	if (access(KMEMLEAK, F_OK))
+		return -1;
+	if (clear)
+		return write_file(KMEMLEAK, "clear");
+	/* Objects are reported once they are old enough and still unreferenced. */
+	sleep(6);
+	write_file(KMEMLEAK, "scan");
+	write_file(KMEMLEAK, "scan");
+	fd = open(KMEMLEAK, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = 0;
+		fputs(buf, stdout);
+		total += n;
+	}
+	close(fd);
+	return total > 0;
+}
+
+#endif /* STORM_H */
