@@ -5,9 +5,11 @@
 # "ninja -C build kernel-qemu".
 #
 # usage: kernel.sh patches|qemu|qemu-kcsan|bench|bench-gpio|bench-evdev REPO KDIR
+#        kernel.sh patches-6.1|qemu-6.1 REPO KDIR
 #   REPO  this project's checkout
-#   KDIR  working directory in the build dir (never in the repo):
-#         src/      Debian's linux-source-6.12, extracted once, a git tree
+#   KDIR  working directory in the build dir (never in the repo), one per
+#         kernel line (build/kernel, build/kernel-6.1):
+#         src/      Debian's linux-source-6.12 (or 6.1), extracted once, a git tree
 #                   whose tag "pristine" is the unmodified source; the
 #                   series is applied to it with git am
 #         gen/      a second work tree where the series is generated
@@ -22,16 +24,41 @@
 set -euo pipefail
 
 cmd=$1
+# The kernel line: Debian 13's 6.12 (the default) or Debian 12's own 6.1.
+kver=6.12
+case $cmd in
+*-6.1)
+	kver=6.1
+	cmd=${cmd%-6.1}
+	;;
+esac
 repo=$(realpath "$2")
 kdir=$(realpath -m "$3")
 t0=$(date +%s)
 jobs=${JOBS:-$(nproc)}
 cross=aarch64-linux-gnu-
 command -v ccache >/dev/null && cross="ccache $cross"
+# The kernel is compiled with absolute paths into KDIR (src/ and out/ are
+# siblings); relative to it, a clean clone anywhere hits the cache that an
+# earlier build filled.
+export CCACHE_BASEDIR=$kdir
 out=$kdir/out			# the test kernel; the benchmark one is out-bench
 ksrc=$kdir/src			# the tree configure and build use
 initrd=$kdir/initramfs.cpio.gz
-config=$repo/kernel/revocable.config
+# Per kernel line: the config fragments merged into tinyconfig, in order
+# (6.12 runs the gpiolib and evdev conversions' stages, 6.1 only the evdev
+# one), and the conversions of in-tree code applied after the generated
+# patches (kernel/patches/series, kernel/patches-6.1/series).
+case $kver in
+6.12)
+	configs=("$repo/kernel/revocable.config" "$repo/kernel/revocable-conv.config")
+	convdir=$repo/kernel/patches
+	;;
+*)
+	configs=("$repo/kernel/revocable.config" "$repo/kernel/revocable-$kver.config")
+	convdir=$repo/kernel/patches-$kver
+	;;
+esac
 log=$kdir/console.log
 stamps=$kdir/stamps
 sel=tools/testing/selftests/drivers/base/revocable
@@ -74,9 +101,9 @@ preflight() {
 
 tarball() {
 	local t
-	t=$(dpkg -L linux-source-6.12 2>/dev/null | grep -E '/linux-source-6\.12\.tar\.xz$' | head -n 1)
-	[ -n "$t" ] || t=/usr/src/linux-source-6.12.tar.xz
-	[ -f "$t" ] || die "linux-source-6.12 is not installed (see README)"
+	t=$(dpkg -L "linux-source-$kver" 2>/dev/null | grep -F "/linux-source-$kver.tar.xz" | head -n 1)
+	[ -n "$t" ] || t=/usr/src/linux-source-$kver.tar.xz
+	[ -f "$t" ] || die "linux-source-$kver is not installed (see README)"
 	echo "$t"
 }
 
@@ -85,26 +112,27 @@ extract() {
 
 	[ -f "$stamps/extracted" ] && return
 	stage "extracting $(tarball) into $kdir/src (once)"
-	rm -rf "$kdir/src" "$kdir/gen" "$kdir/linux-source-6.12"
+	rm -rf "$kdir/src" "$kdir/gen" "$kdir/linux-source-$kver"
 	mkdir -p "$kdir" "$stamps"
 	tar -xJf "$(tarball)" -C "$kdir"
-	mv "$kdir/linux-source-6.12" "$kdir/src"
+	mv "$kdir/linux-source-$kver" "$kdir/src"
 	stage "recording the pristine tree in git"
 	"${g[@]}" -C "$kdir/src" init -q
 	# Debian's .gitignore ignores the whole top level: add with -f.
 	"${g[@]}" -C "$kdir/src" add -f -A
-	"${g[@]}" -C "$kdir/src" commit -q -m "Debian linux-source-6.12, pristine"
+	"${g[@]}" -C "$kdir/src" commit -q -m "Debian linux-source-$kver, pristine"
 	"${g[@]}" -C "$kdir/src" tag pristine
 	"${g[@]}" -C "$kdir/src" worktree add -q --detach ../gen pristine
 	touch "$stamps/extracted"
 }
 
 patches() {
-	local p out errs=0
+	local p out errs=0 kdw
 
 	extract
 	stage "generating the patch series"
-	"$repo/kernel/mkseries.sh" "$repo" "$kdir/gen" "$kdir/patches" | sed 's/^/         /'
+	REVOCABLE_CONVERSIONS=$convdir \
+		"$repo/kernel/mkseries.sh" "$repo" "$kdir/gen" "$kdir/patches" | sed 's/^/         /'
 	stage "scripts/checkpatch.pl --strict"
 	for p in "$kdir"/patches/*.patch; do
 		out=$(cd "$kdir/gen" && scripts/checkpatch.pl --strict "$p" 2>&1 | grep -E '^total:') || true
@@ -112,8 +140,11 @@ patches() {
 		echo "$out" | grep -q '^total: 0 errors, 0 warnings' || errs=1
 	done
 	[ $errs = 0 ] || die "checkpatch reported errors or warnings"
+	# 6.1's kernel-doc has no -Wall (and warns about less).
 	stage "scripts/kernel-doc -none"
-	out=$(cd "$kdir/gen" && scripts/kernel-doc -none -Wall drivers/base/revocable.c \
+	kdw=-Wall
+	[ "$kver" = 6.12 ] || kdw=-Werror
+	out=$(cd "$kdir/gen" && scripts/kernel-doc -none $kdw drivers/base/revocable.c \
 		drivers/base/revocable_devm.c drivers/base/revocable_fops.c \
 		include/linux/revocable.h include/linux/revocable_fops.h \
 		drivers/base/revocable_test.c drivers/base/revocable_fops_test.c 2>&1)
@@ -142,12 +173,12 @@ configure() {
 
 	# Always from scratch: cheap next to a build, and a .config that is
 	# identical to the last one triggers no rebuild.
-	stage "configuring: tinyconfig + kernel/$(basename "$config")"
+	stage "configuring: tinyconfig +$(printf ' kernel/%s' "${configs[@]##*/}")"
 	mkdir -p "$out"
 	(cd "$ksrc" && kmake tinyconfig >/dev/null &&
-	 scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "$config" >/dev/null &&
+	 scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "${configs[@]}" >/dev/null &&
 	 kmake olddefconfig >/dev/null) || die "configuration failed"
-	for opt in $(grep -E '^CONFIG_[A-Z0-9_]+=y' "$config" | cut -d= -f1); do
+	for opt in $(cat "${configs[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=y' | cut -d= -f1); do
 		grep -q "^$opt=y" "$out/.config" || die "$opt did not stick in .config"
 	done
 	! grep -q '^CONFIG_SLUB_TINY=y' "$out/.config" || die "SLUB_TINY is set"
@@ -228,25 +259,30 @@ gpio_userspace() {
 	done
 	rm -rf "$root/usr/share" "$root/usr/lib/aarch64-linux-gnu/gconv"
 
-	stage "GPIO stage: tools/testing/selftests/gpio and the unplug storm"
 	(cd "$kdir/src" && kmake headers >/dev/null) || die "make headers failed"
-	rm -rf "$kdir/ksft-gpio"
-	make -s -C "$kdir/src/tools/testing/selftests" TARGETS=gpio ARCH=arm64 \
-		CROSS_COMPILE=aarch64-linux-gnu- O="$kdir/ksft-gpio" \
-		KHDR_INCLUDES="-isystem $out/usr/include" LDFLAGS=-static \
-		INSTALL_PATH="$root/kselftest" install >/dev/null ||
-		die "building tools/testing/selftests/gpio failed"
-	aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
-		-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
-		-o "$root/gpio_unplug_storm" "$repo/kernel/gpio/gpio_unplug_storm.c" ||
-		die "unplug storm build failed"
-	aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
-		-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
-		-o "$root/evdev_unplug_storm" "$repo/kernel/input/evdev_unplug_storm.c" ||
-		die "evdev unplug storm build failed"
 	echo "${STORM_SECONDS:-5}" > "$root/storm_seconds"
-	build_module slow "$repo/kernel/gpio/slow"
-	cp "$kdir/mod-slow/gpio_slow_chip.ko" "$root/"
+	if has_opt CONFIG_GPIO_SIM=m; then
+		stage "GPIO stage: tools/testing/selftests/gpio and the unplug storm"
+		rm -rf "$kdir/ksft-gpio"
+		make -s -C "$kdir/src/tools/testing/selftests" TARGETS=gpio ARCH=arm64 \
+			CROSS_COMPILE=aarch64-linux-gnu- O="$kdir/ksft-gpio" \
+			KHDR_INCLUDES="-isystem $out/usr/include" LDFLAGS=-static \
+			INSTALL_PATH="$root/kselftest" install >/dev/null ||
+			die "building tools/testing/selftests/gpio failed"
+		aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
+			-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
+			-o "$root/gpio_unplug_storm" "$repo/kernel/gpio/gpio_unplug_storm.c" ||
+			die "unplug storm build failed"
+		build_module slow "$repo/kernel/gpio/slow"
+		cp "$kdir/mod-slow/gpio_slow_chip.ko" "$root/"
+	fi
+	if has_opt CONFIG_INPUT_UINPUT=y; then
+		stage "GPIO stage: the evdev unplug storm"
+		aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
+			-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
+			-o "$root/evdev_unplug_storm" "$repo/kernel/input/evdev_unplug_storm.c" ||
+			die "evdev unplug storm build failed"
+	fi
 
 	stage "GPIO stage: modules_install with depmod"
 	(cd "$kdir/src" && kmake INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 \
@@ -255,17 +291,26 @@ gpio_userspace() {
 		>> "$kdir/initramfs.cpio.gz" || die "GPIO initramfs failed"
 }
 
-# gpio_tests: how many results the GPIO stage prints (0 without it).
+# has_opt CONFIG_X=v: the run's config fragments set it.
+has_opt() {
+	cat "${configs[@]}" | grep -qx "$1"
+}
+
+# gpio_tests: how many results the GPIO stage prints (0 without it): the
+# GPIO selftests and storm where gpio-sim is built, the evdev storm where
+# uinput is.
 gpio_tests() {
 	local n=0 t
 
-	if grep -q '^CONFIG_GPIO_SIM=m' "$config"; then
+	if has_opt CONFIG_GPIO_SIM=m; then
 		for t in $(sed -n 's/^TEST_PROGS := //p' \
 			"$kdir/src/tools/testing/selftests/gpio/Makefile"); do
 			n=$((n + 1))
 		done
 		n=$((n + $(sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' \
 			"$repo/kernel/gpio/gpio_unplug_storm.c")))
+	fi
+	if has_opt CONFIG_INPUT_UINPUT=y; then
 		n=$((n + $(sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' \
 			"$repo/kernel/input/evdev_unplug_storm.c")))
 	fi
@@ -336,7 +381,7 @@ bench_conv() {
 	local kind=$1 boots=${CONV_BENCH_BOOTS:-${GPIO_BENCH_BOOTS:-5}} v i
 	local dir=$kdir/bench-$kind conv stock back variants=(stock converted)
 
-	config=$repo/kernel/revocable-bench-$kind.config
+	configs=("$repo/kernel/revocable-bench-$kind.config")
 	patches
 	apply
 	case $kind in
@@ -415,7 +460,7 @@ judge() {
 	kunit=$(cat "$repo"/kernel/revocable_kunit.c "$repo"/kernel/revocable_fops_kunit.c |
 		grep -c 'KUNIT_CASE(')
 	# The input core's own suite, on the converted evdev's kernel.
-	if grep -q '^CONFIG_INPUT_KUNIT_TEST=y' "$config"; then
+	if has_opt CONFIG_INPUT_KUNIT_TEST=y; then
 		kunit=$((kunit + $(grep -c 'KUNIT_CASE(' "$ksrc/drivers/input/tests/input_test.c")))
 	fi
 	selftest=$(cat "$repo"/kernel/selftest/revocable_test.c \
@@ -439,6 +484,13 @@ test_run() {
 	judge
 }
 
+case $kver:$cmd in
+6.12:* | 6.1:patches | 6.1:qemu) ;;
+*)
+	echo "$0: only patches-6.1 and qemu-6.1 exist for 6.1" >&2
+	exit 2
+	;;
+esac
 preflight "$cmd"
 case $cmd in
 patches)
@@ -449,7 +501,7 @@ qemu)
 	;;
 qemu-kcsan)
 	out=$kdir/out-kcsan
-	config=$repo/kernel/revocable-kcsan.config
+	configs=("$repo/kernel/revocable-kcsan.config")
 	log=$kdir/console-kcsan.log
 	test_run
 	;;
@@ -461,7 +513,7 @@ bench-evdev)
 	;;
 bench)
 	out=$kdir/out-bench
-	config=$repo/kernel/revocable-bench.config
+	configs=("$repo/kernel/revocable-bench.config")
 	patches
 	apply
 	configure
@@ -472,7 +524,7 @@ bench)
 	judge_bench
 	;;
 *)
-	echo "usage: $0 patches|qemu|qemu-kcsan|bench|bench-gpio|bench-evdev REPO KDIR" >&2
+	echo "usage: $0 patches|qemu|qemu-kcsan|bench|bench-gpio|bench-evdev|patches-6.1|qemu-6.1 REPO KDIR" >&2
 	exit 2
 	;;
 esac

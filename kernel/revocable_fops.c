@@ -380,11 +380,38 @@ static void rfo_free(struct kref *kref)
 	kfree(rfo);
 }
 
+/*
+ * The access parts of open and release are functions of their own rather
+ * than scoped_class() blocks: 6.1's cleanup.h has no scoped_class().
+ */
+static int rfo_open_access(struct revocable_fops *rfo,
+			   struct revocable_fops_file *rf,
+			   struct inode *inode, struct file *file)
+{
+	CLASS(revocable, acc)(rfo->rp);
+	int ret = 0;
+
+	if (!acc.res)
+		return -ENODEV;
+	if (rfo->fops->open)
+		ret = rfo->fops->open(inode, file);
+	if (ret)
+		return ret;
+	/* Inside the access: a revoke that drains it sees rf. */
+	kref_get(&rfo->kref);
+	if (rf) {
+		spin_lock(&rfo->lock);
+		list_add(&rf->node, &rfo->files);
+		spin_unlock(&rfo->lock);
+	}
+	return 0;
+}
+
 static int rfo_open(struct inode *inode, struct file *file)
 {
 	struct revocable_fops *rfo = rfo_of(file);
 	struct revocable_fops_file *rf = NULL;
-	int ret = 0;
+	int ret;
 
 	if (rfo->fops->mmap) {
 		rf = kzalloc(sizeof(*rf), GFP_KERNEL);
@@ -392,21 +419,7 @@ static int rfo_open(struct inode *inode, struct file *file)
 			return -ENOMEM;
 		rf->file = file;
 	}
-	scoped_class(revocable, acc, rfo->rp) {
-		if (!acc.res)
-			ret = -ENODEV;
-		else if (rfo->fops->open)
-			ret = rfo->fops->open(inode, file);
-		if (!ret) {
-			/* Inside the access: a revoke that drains it sees rf. */
-			kref_get(&rfo->kref);
-			if (rf) {
-				spin_lock(&rfo->lock);
-				list_add(&rf->node, &rfo->files);
-				spin_unlock(&rfo->lock);
-			}
-		}
-	}
+	ret = rfo_open_access(rfo, rf, inode, file);
 	if (ret) {
 		kfree(rf);
 		/*
@@ -417,6 +430,20 @@ static int rfo_open(struct inode *inode, struct file *file)
 		file->f_op = rfo->fops;
 	}
 	return ret;
+}
+
+static int rfo_release_access(struct revocable_fops *rfo,
+			      struct inode *inode, struct file *file)
+{
+	CLASS(revocable, acc)(rfo->rp);
+
+	if (!acc.res)
+		/*
+		 * Refused: the revoke's begin is visible, so is the flag set
+		 * before it (pairs with smp_mb() in revocable_fops_revoke()).
+		 */
+		smp_rmb();
+	return rfo->fops->release(inode, file);
 }
 
 /*
@@ -439,17 +466,8 @@ static int rfo_release(struct inode *inode, struct file *file)
 			list_del(&rf->node);
 		spin_unlock(&rfo->lock);
 	}
-	scoped_class(revocable, acc, rfo->rp) {
-		if (!acc.res)
-			/*
-			 * Refused: the revoke's begin is visible, so is the
-			 * flag set before it (pairs with smp_mb() in
-			 * revocable_fops_revoke()).
-			 */
-			smp_rmb();
-		if (rfo->fops->release)
-			ret = rfo->fops->release(inode, file);
-	}
+	if (rfo->fops->release)
+		ret = rfo_release_access(rfo, inode, file);
 	if (rf) {
 		if (rf->mm)
 			mmdrop(rf->mm);

@@ -8,10 +8,10 @@
  * Tests that provoke a warning on purpose print a marker before and after
  * it, so that the QEMU flow can tell an expected warning from a real one.
  */
-#include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/device.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/revocable.h>
@@ -418,7 +418,7 @@ static void revocable_test_i6_access_writes_nothing_shared(struct kunit *test)
 			KUNIT_EXPECT_NOT_NULL(test, res);
 	}
 	memcpy(after, ref, sizeof(after));
-	KUNIT_EXPECT_MEMEQ(test, before, after, sizeof(before));
+	KUNIT_EXPECT_EQ(test, memcmp(before, after, sizeof(before)), 0);
 	revocable_provider_put(ref);
 	revocable_provider_revoke(&rp);
 }
@@ -820,7 +820,11 @@ static void revocable_test_devm_revokes_at_unbind(struct kunit *test)
 	struct revocable acc;
 	struct device *dev;
 
-	dev = kunit_device_register(test, "revocable-devm");
+	/*
+	 * A root device rather than kunit_device_register(), which 6.1 does
+	 * not have: its devres actions run when it is unregistered.
+	 */
+	dev = root_device_register("revocable-devm");
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dev));
 	KUNIT_ASSERT_EQ(test, devm_revocable_provider_alloc(dev, &slot, TEST_RES), 0);
 	KUNIT_ASSERT_EQ(test, devm_revocable_provider_alloc(dev, &early, TEST_RES), 0);
@@ -837,7 +841,7 @@ static void revocable_test_devm_revokes_at_unbind(struct kunit *test)
 	revocable_withdraw_access(&acc);
 	KUNIT_EXPECT_EQ(test, revocable_revoke(&early), 1);
 
-	kunit_device_unregister(test, dev);
+	root_device_unregister(dev);
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slot));
 	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
 	revocable_withdraw_access(&acc);

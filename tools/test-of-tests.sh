@@ -10,9 +10,10 @@
 #         kernel's GPIO selftests must catch it
 #   fops: revocable_fops_revoke(); the helper's KUnit suite, its kselftest
 #         or the evdev storm must catch it
+#   fops-6.1: the same on Debian 12's 6.1 (the kernel-qemu-6.1 flow)
 #
-# usage: tools/test-of-tests.sh gpio|fops [BUILD_KERNEL_DIR]
-#        (default build/kernel)
+# usage: tools/test-of-tests.sh gpio|fops|fops-6.1 [BUILD_KERNEL_DIR]
+#        (default build/kernel, build/kernel-6.1 for fops-6.1)
 # Prints the flow's output, then "test-of-tests: caught" (exit 0) or
 # "test-of-tests: NOT caught" (exit 1).  The next normal kernel-qemu run
 # rebuilds the real code.
@@ -20,24 +21,31 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-}
-kdir=$(realpath -m "${2:-$repo/build/kernel}")
+flow=qemu
+case $what in
+*-6.1)
+	flow=qemu-6.1
+	what=${what%-6.1}
+	;;
+esac
+kdir=$(realpath -m "${2:-$repo/build/kernel${flow#qemu}}")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 (cd "$repo" && git ls-files -z | xargs -0 cp --parents -t "$scratch")
-case $what in
-gpio)
+case $flow:$what in
+qemu:gpio)
 	p=$(ls "$scratch"/kernel/patches/*gpiolib-protect*.patch)
 	sed -i 's/^+\t\trevocable_revoke_wait(rp);$/+\t\trevocable_provider_put(rp);/' "$p"
 	new='^+		revocable_provider_put(rp);$'
 	;;
-fops)
+*:fops)
 	p=$scratch/kernel/revocable_fops.c
 	sed -i 's/^\tret = revocable_revoke_wait(rp);$/\trevocable_provider_put(rp);\n\tret = 0;/' "$p"
 	new='^	revocable_provider_put(rp);$'
 	;;
 *)
-	echo "usage: $0 gpio|fops [BUILD_KERNEL_DIR]" >&2
+	echo "usage: $0 gpio|fops|fops-6.1 [BUILD_KERNEL_DIR]" >&2
 	exit 2
 	;;
 esac
@@ -47,7 +55,7 @@ grep -q "$new" "$p" || {
 }
 t0=$(date +%s)
 rc=0
-"$scratch/kernel/kernel.sh" qemu "$scratch" "$kdir" || rc=$?
+"$scratch/kernel/kernel.sh" "$flow" "$scratch" "$kdir" || rc=$?
 echo "flow exit status $rc after $(($(date +%s) - t0)) s"
 grep -E 'BUG: KASAN|unexpected: |not ok|still blocked|storm_' "$kdir/console.log" | head -n 20 || true
 # How long the storm ran before the first report (gpio), or when it came.

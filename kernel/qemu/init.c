@@ -79,8 +79,9 @@ static int run(const char *path)
 
 /*
  * The GPIO stage: tools/testing/selftests/gpio through the kernel's own
- * kselftest runner, then the unplug storm.  Everything it runs comes from
- * the initramfs's second archive (see gpio_userspace in kernel/kernel.sh).
+ * kselftest runner, then the GPIO unplug storm, then the evdev one; each
+ * where the initramfs's second archive has it (see gpio_userspace in
+ * kernel/kernel.sh: 6.1 runs only the evdev storm).
  */
 static void gpio_stage(void)
 {
@@ -109,9 +110,11 @@ static void gpio_stage(void)
 		fclose(f);
 	}
 	say("gpio tests begin");
-	ret = runv_bounded(ksft, 480);
-	snprintf(msg, sizeof(msg), "gpio kselftest exit status %d", ret);
-	say(msg);
+	if (access(ksft[1], F_OK) == 0) {
+		ret = runv_bounded(ksft, 480);
+		snprintf(msg, sizeof(msg), "gpio kselftest exit status %d", ret);
+		say(msg);
+	}
 	/* The uptime is on the scale of the console's timestamps. */
 	strcpy(up, "?");
 	f = fopen("/proc/uptime", "r");
@@ -122,13 +125,17 @@ static void gpio_stage(void)
 	}
 	snprintf(msg, sizeof(msg), "gpio unplug storm begins at uptime %s", up);
 	say(msg);
-	runv(modprobe);
-	ret = runv(storm);
-	snprintf(msg, sizeof(msg), "gpio unplug storm exit status %d", ret);
-	say(msg);
-	ret = runv(evstorm);
-	snprintf(msg, sizeof(msg), "evdev unplug storm exit status %d", ret);
-	say(msg);
+	if (access(storm[0], F_OK) == 0) {
+		runv(modprobe);
+		ret = runv(storm);
+		snprintf(msg, sizeof(msg), "gpio unplug storm exit status %d", ret);
+		say(msg);
+	}
+	if (access(evstorm[0], F_OK) == 0) {
+		ret = runv(evstorm);
+		snprintf(msg, sizeof(msg), "evdev unplug storm exit status %d", ret);
+		say(msg);
+	}
 	say("gpio tests end");
 }
 
@@ -254,7 +261,7 @@ int main(void)
 			say("revocable_fops_test unloaded");
 	}
 
-	if (access("/kselftest/run_kselftest.sh", F_OK) == 0)
+	if (access("/bin/busybox", F_OK) == 0)
 		gpio_stage();
 
 	say("done, powering off");
