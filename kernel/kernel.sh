@@ -466,7 +466,7 @@ judge() {
 	selftest=$(cat "$repo"/kernel/selftest/revocable_test.c \
 		"$repo"/kernel/selftest/revocable_fops_test.c | grep -cE '^TEST_F(_TIMEOUT)?\(')
 	gpio=$(gpio_tests)
-	stage "parsing the console (expecting $kunit KUnit, $selftest kselftest and $gpio GPIO results)"
+	stage "parsing the console (expecting $kunit KUnit, $selftest kselftest and $gpio subsystem (GPIO, evdev) results)"
 	python3 "$repo/kernel/qemu/parse_console.py" "$log" "$kunit" "$selftest" "$repo" "$gpio"
 }
 

@@ -11,10 +11,12 @@ a panic, or a run that did not reach the end.  The last line printed is
 
 usage: parse_console.py CONSOLE.log N_KUNIT N_SELFTEST [REPO [N_GPIO]]
 
-N_GPIO results are expected from the GPIO stage (the kernel's own
-tools/testing/selftests/gpio through its kselftest runner, and the unplug
-storm), printed between "INIT: gpio tests begin" and "INIT: gpio tests
-end"; its own WARNINGs count like any other.
+N_GPIO results are expected from the stage of the converted subsystems
+(where gpio-sim is built, the kernel's own tools/testing/selftests/gpio
+through its kselftest runner and the GPIO unplug storm; where uinput is,
+the evdev unplug storm), printed between "INIT: gpio tests begin" and
+"INIT: gpio tests end"; its own WARNINGs count like any other.  The
+summary calls them "subsystems".
 
 A KCSAN report fails the run when a function it names is ours (appears in
 REPO's lib/ or kernel/ sources); a report between two core-kernel functions
@@ -112,7 +114,7 @@ def main():
     if len(selftest) < EXPECTED_SELFTEST:
         problems.append(f"only {len(selftest)} selftest results, expected {EXPECTED_SELFTEST}")
     if len(gpio) < EXPECTED_GPIO:
-        problems.append(f"only {len(gpio)} GPIO results, expected {EXPECTED_GPIO}")
+        problems.append(f"only {len(gpio)} subsystem results, expected {EXPECTED_GPIO}")
     for name, ok in sorted({**kunit, **selftest, **gpio}.items()):
         print(f"{'ok    ' if ok else 'FAILED'} {name}")
     for n in notes:
@@ -124,7 +126,7 @@ def main():
     failed = len(kunit) + len(selftest) + len(gpio) - passed + len(problems)
     print(f"KUnit: {sum(kunit.values())}/{len(kunit)}, "
           f"kselftest: {sum(selftest.values())}/{len(selftest)}, "
-          f"GPIO: {sum(gpio.values())}/{len(gpio)}, "
+          f"subsystems: {sum(gpio.values())}/{len(gpio)}, "
           f"problems: {len(problems)}")
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if problems or failed else 0)
