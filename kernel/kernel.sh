@@ -269,19 +269,13 @@ gpio_userspace() {
 			KHDR_INCLUDES="-isystem $out/usr/include" LDFLAGS=-static \
 			INSTALL_PATH="$root/kselftest" install >/dev/null ||
 			die "building tools/testing/selftests/gpio failed"
-		aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
-			-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
-			-o "$root/gpio_unplug_storm" "$repo/kernel/gpio/gpio_unplug_storm.c" ||
-			die "unplug storm build failed"
+		storm_binary gpio/gpio_unplug_storm "$root"
 		build_module slow "$repo/kernel/gpio/slow"
 		cp "$kdir/mod-slow/gpio_slow_chip.ko" "$root/"
 	fi
 	if has_opt CONFIG_INPUT_UINPUT=y; then
 		stage "GPIO stage: the evdev unplug storm"
-		aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
-			-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
-			-o "$root/evdev_unplug_storm" "$repo/kernel/input/evdev_unplug_storm.c" ||
-			die "evdev unplug storm build failed"
+		storm_binary input/evdev_unplug_storm "$root"
 	fi
 
 	stage "GPIO stage: modules_install with depmod"
@@ -289,6 +283,19 @@ gpio_userspace() {
 		modules_install >/dev/null) || die "modules_install failed"
 	(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -6 \
 		>> "$kdir/initramfs.cpio.gz" || die "GPIO initramfs failed"
+}
+
+# storm_binary DIR/NAME ROOT: kernel/DIR/NAME.c, a static arm64 program
+# built against the test kernel's headers, as ROOT/NAME.
+storm_binary() {
+	aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
+		-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
+		-o "$2/${1##*/}" "$repo/kernel/$1.c" || die "${1##*/} build failed"
+}
+
+# storm_plan DIR/NAME: how many results kernel/DIR/NAME.c's ksft plan has.
+storm_plan() {
+	sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' "$repo/kernel/$1.c"
 }
 
 # has_opt CONFIG_X=v: the run's config fragments set it.
@@ -307,12 +314,10 @@ gpio_tests() {
 			"$kdir/src/tools/testing/selftests/gpio/Makefile"); do
 			n=$((n + 1))
 		done
-		n=$((n + $(sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' \
-			"$repo/kernel/gpio/gpio_unplug_storm.c")))
+		n=$((n + $(storm_plan gpio/gpio_unplug_storm)))
 	fi
 	if has_opt CONFIG_INPUT_UINPUT=y; then
-		n=$((n + $(sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' \
-			"$repo/kernel/input/evdev_unplug_storm.c")))
+		n=$((n + $(storm_plan input/evdev_unplug_storm)))
 	fi
 	echo $n
 }

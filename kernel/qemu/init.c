@@ -77,6 +77,17 @@ static int run(const char *path)
 	return runv(argv);
 }
 
+/* Run @argv if its program is in the initramfs, and say how it ended. */
+static void run_if_present(char *const argv[], const char *what)
+{
+	char msg[96];
+
+	if (access(argv[0], F_OK))
+		return;
+	snprintf(msg, sizeof(msg), "%s exit status %d", what, runv(argv));
+	say(msg);
+}
+
 /*
  * The GPIO stage: tools/testing/selftests/gpio through the kernel's own
  * kselftest runner, then the GPIO unplug storm, then the evdev one; each
@@ -125,17 +136,10 @@ static void gpio_stage(void)
 	}
 	snprintf(msg, sizeof(msg), "gpio unplug storm begins at uptime %s", up);
 	say(msg);
-	if (access(storm[0], F_OK) == 0) {
+	if (access(storm[0], F_OK) == 0)
 		runv(modprobe);
-		ret = runv(storm);
-		snprintf(msg, sizeof(msg), "gpio unplug storm exit status %d", ret);
-		say(msg);
-	}
-	if (access(evstorm[0], F_OK) == 0) {
-		ret = runv(evstorm);
-		snprintf(msg, sizeof(msg), "evdev unplug storm exit status %d", ret);
-		say(msg);
-	}
+	run_if_present(storm, "gpio unplug storm");
+	run_if_present(evstorm, "evdev unplug storm");
 	say("gpio tests end");
 }
 
