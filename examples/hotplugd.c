@@ -11,6 +11,7 @@
  * use-after-free; the exit status is non-zero if there is one.
  *
  * Usage: hotplugd [-t seconds] [-w workers] [-d device slots]
+ *        hotplugd --demo   (one device, one worker, one unplug, narrated)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -46,6 +47,8 @@ static struct device *owned[MAX_SLOTS];	/* the owner's own pointers */
 static unsigned int nslots = 8;
 static atomic_bool stopping;
 static struct stats st;
+static bool demo;		/* --demo: unplug() narrates */
+static atomic_int demo_step;
 
 static unsigned int rnd(unsigned int *seed, unsigned int n)
 {
@@ -142,8 +145,13 @@ static void unplug(unsigned int i)
 	if (!rp)
 		return;
 	owned[i] = NULL;
+	if (demo)
+		printf("hotplug: unplug device %u: revoke begun, new accesses fail; "
+		       "waking the request sleeping on it\n", i);
 	atomic_store(&dev->dead, true);
 	revocable_revoke_wait(rp);
+	if (demo)
+		printf("hotplug: revoke done, no access left: device %u freed\n", i);
 	release_device(dev);
 	atomic_fetch_add(&st.unplugs, 1);
 }
@@ -165,6 +173,60 @@ static void *hotplug(void *arg)
 	return NULL;
 }
 
+/* --demo: the worker's side of one narrated unplug. */
+static void *demo_worker(void *arg)
+{
+	struct revocable_provider *ref = revocable_provider_get_rcu(&slots[0]);
+	struct revocable acc;
+	struct device *dev;
+
+	(void)arg;
+	printf("worker: opened device 0 (took a consumer reference)\n");
+	dev = revocable_access(ref, &acc);
+	printf("worker: request 1 served by device %u\n", dev->id);
+	revocable_withdraw_access(&acc);
+	dev = revocable_access(ref, &acc);
+	printf("worker: request 2 sleeps inside its access, waiting for device %u\n",
+	       dev->id);
+	atomic_store(&demo_step, 1);
+	while (!atomic_load(&dev->dead))
+		sleep_us(1000);
+	printf("worker: request 2 fails (device unplugged while it slept); "
+	       "its access ends\n");
+	revocable_withdraw_access(&acc);
+	while (atomic_load(&demo_step) < 2)
+		sleep_us(1000);
+	dev = revocable_access(ref, &acc);
+	printf("worker: request 3: %s\n", dev ? "served: WRONG" :
+	       "device 0 is gone (the access returned NULL)");
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	printf("worker: closed device 0\n");
+	return dev;
+}
+
+static int run_demo(void)
+{
+	void *wrong;
+	pthread_t t;
+
+	demo = true;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (plug(0))
+		return 1;
+	printf("hotplug: device 0 plugged\n");
+	pthread_create(&t, NULL, demo_worker, NULL);
+	while (atomic_load(&demo_step) < 1)
+		sleep_us(1000);
+	unplug(0);
+	atomic_store(&demo_step, 2);
+	pthread_join(t, &wrong);
+	revocable_domain_barrier(revocable_default_domain());
+	printf("hotplugd --demo: %s\n", wrong ? "FAILED" :
+	       "ok, the device was freed only after its last access ended");
+	return wrong ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int seconds = 5, nworkers = 4, i;
@@ -172,6 +234,8 @@ int main(int argc, char **argv)
 	pthread_t workers[MAX_WORKERS], hp;
 	int opt;
 
+	if (argc == 2 && !strcmp(argv[1], "--demo"))
+		return run_demo();
 	while ((opt = getopt(argc, argv, "t:w:d:")) != -1) {
 		switch (opt) {
 		case 't':
@@ -184,7 +248,7 @@ int main(int argc, char **argv)
 			nslots = (unsigned int)atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-t seconds] [-w workers] [-d slots]\n",
+			fprintf(stderr, "usage: %s [-t seconds] [-w workers] [-d slots] | --demo\n",
 				argv[0]);
 			return 2;
 		}
