@@ -34,4 +34,4 @@ for i in $(seq "$boots"); do
 			-append "console=ttyAMA0 panic=-1 rdinit=/init" < /dev/null > "$dir/$v-$i.log" 2>&1
 	done
 done
-python3 "$repo/kernel/qemu/parse_bench_conv.py" evdev "$dir" "$k/bench-nobarrier.json" || true
+python3 "$repo/kernel/harness/parse_bench_conv.py" evdev "$dir" "$k/bench-nobarrier.json" || true

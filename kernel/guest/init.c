@@ -92,7 +92,7 @@ static void run_if_present(char *const argv[], const char *what)
  * The GPIO stage: tools/testing/selftests/gpio through the kernel's own
  * kselftest runner, then the GPIO unplug storm, then the evdev one; each
  * where the initramfs's second archive has it (see gpio_userspace in
- * kernel/kernel.sh: 6.1 runs only the evdev storm).
+ * kernel/harness/kernel.sh: 6.1 runs only the evdev storm).
  */
 static void gpio_stage(void)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the unplug storms (kernel/gpio/gpio_unplug_storm.c and
- * kernel/input/evdev_unplug_storm.c) share: their counters, the check that
+ * What the unplug storms (kernel/guest/gpio_unplug_storm.c and
+ * kernel/guest/evdev_unplug_storm.c) share: their counters, the check that
  * a call failing on a removed device gives the documented error within
  * the bound, and kmemleak.  Included once by each program.
  */

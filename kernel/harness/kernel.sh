@@ -4,22 +4,25 @@
 # The kernel flow behind "ninja -C build kernel-patches" and
 # "ninja -C build kernel-qemu".
 #
-# usage: kernel.sh patches|qemu|qemu-kcsan|bench|bench-gpio|bench-evdev REPO KDIR
-#        kernel.sh patches-6.1|qemu-6.1 REPO KDIR
+# usage: kernel.sh patches|series-update|qemu|qemu-kcsan|bench|bench-gpio|bench-evdev REPO KDIR
+#        kernel.sh patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR
 #   REPO  this project's checkout
 #   KDIR  working directory in the build dir (never in the repo), one per
 #         kernel line (build/kernel, build/kernel-6.1):
 #         src/      Debian's linux-source-6.12 (or 6.1), extracted once, a git tree
 #                   whose tag "pristine" is the unmodified source; the
 #                   series is applied to it with git am
-#         gen/      a second work tree where the series is generated
-#         patches/  the series
+#         gen/      a second work tree where the series is regenerated
+#         patches/  the series as regenerated (kernel/harness/series.sh);
+#                   "patches" fails when it differs from kernel/series*/,
+#                   "series-update" copies it there
 #         out/      the arm64 test build (O=); out-kcsan/ the KCSAN one,
 #                   out-bench/ the benchmark one
 #         console.log, initramfs/ ...
 #
 # Environment: QEMU_TIMEOUT (seconds, default 900), JOBS (default nproc),
-# REVOCABLE_LIB_C (package another revocable.c, for testing the tests),
+# SERIES_CHECK=0 (build from lib/ and kernel/upstream/ even where the
+# committed series differs: tools/test-of-tests.sh's scratch edits),
 # STORM_SECONDS (length of the GPIO unplug storm, default 5).
 set -euo pipefail
 
@@ -47,16 +50,16 @@ ksrc=$kdir/src			# the tree configure and build use
 initrd=$kdir/initramfs.cpio.gz
 # Per kernel line: the config fragments merged into tinyconfig, in order
 # (6.12 runs the gpiolib and evdev conversions' stages, 6.1 only the evdev
-# one), and the conversions of in-tree code applied after the generated
-# patches (kernel/patches/series, kernel/patches-6.1/series).
+# one), and the series (kernel/series/series, kernel/series-6.1/series).
+cfgdir=$repo/kernel/harness/configs
 case $kver in
 6.12)
-	configs=("$repo/kernel/revocable.config" "$repo/kernel/revocable-conv.config")
-	convdir=$repo/kernel/patches
+	configs=("$cfgdir/revocable.config" "$cfgdir/revocable-conv.config")
+	series=$repo/kernel/series/series
 	;;
 *)
-	configs=("$repo/kernel/revocable.config" "$repo/kernel/revocable-$kver.config")
-	convdir=$repo/kernel/patches-$kver
+	configs=("$cfgdir/revocable.config" "$cfgdir/revocable-$kver.config")
+	series=$repo/kernel/series-$kver/series
 	;;
 esac
 log=$kdir/console.log
@@ -84,13 +87,17 @@ preflight() {
 	local miss=() pair
 	local tools=(make:make gcc:build-essential aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu
 		bc:bc bison:bison flex:flex cpio:cpio xz:xz-utils git:git python3:python3
-		perl:perl gzip:gzip depmod:kmod rsync:rsync dpkg-deb:dpkg apt-get:apt)
+		perl:perl gzip:gzip depmod:kmod rsync:rsync dpkg-deb:dpkg apt-get:apt
+		unifdef:unifdef)
 
-	[ "$1" = patches ] || tools+=(qemu-system-aarch64:qemu-system-arm)
+	local boots=1
+
+	case $1 in patches | series-update) boots=0 ;; esac
+	[ $boots = 0 ] || tools+=(qemu-system-aarch64:qemu-system-arm)
 	for pair in "${tools[@]}"; do
 		command -v "${pair%%:*}" >/dev/null || miss+=("${pair#*:}")
 	done
-	if [ "$1" != patches ] && [ ! -f /usr/aarch64-linux-gnu/lib/libc.a ]; then
+	if [ $boots = 1 ] && [ ! -f /usr/aarch64-linux-gnu/lib/libc.a ]; then
 		miss+=(libc6-dev-arm64-cross)
 	fi
 	[ -f /usr/include/openssl/ssl.h ] || miss+=(libssl-dev)
@@ -130,9 +137,15 @@ patches() {
 	local p out errs=0 kdw
 
 	extract
-	stage "generating the patch series"
-	REVOCABLE_CONVERSIONS=$convdir \
-		"$repo/kernel/mkseries.sh" "$repo" "$kdir/gen" "$kdir/patches" | sed 's/^/         /'
+	stage "regenerating the series from ${series#"$repo"/}, lib/ and kernel/upstream/"
+	"$repo/kernel/harness/series.sh" regen "$repo" "$series" "$kdir/gen" "$kdir/patches" ||
+		die "the series does not apply"
+	ls "$kdir/patches" | sed 's/^/         /'
+	if [ "${SERIES_CHECK:-1}" = 1 ]; then
+		stage "comparing with the committed series, byte for byte"
+		"$repo/kernel/harness/series.sh" check "$repo" "$series" "$kdir/patches" ||
+			die "the committed series is stale"
+	fi
 	stage "scripts/checkpatch.pl --strict"
 	for p in "$kdir"/patches/*.patch; do
 		out=$(cd "$kdir/gen" && scripts/checkpatch.pl --strict "$p" 2>&1 | grep -E '^total:') || true
@@ -208,7 +221,7 @@ initramfs() {
 	stage "building the initramfs (static aarch64 init, $(printf '%s ' "${@##*/}"))"
 	rm -rf "$ir"
 	mkdir -p "$ir"
-	aarch64-linux-gnu-gcc -static -O2 -Wall -o "$ir/init" "$repo/kernel/qemu/init.c" ||
+	aarch64-linux-gnu-gcc -static -O2 -Wall -o "$ir/init" "$repo/kernel/guest/init.c" ||
 		die "init build failed"
 	cat > "$ir/list" <<-EOF
 	dir /dev 0755 0 0
@@ -269,13 +282,13 @@ gpio_userspace() {
 			KHDR_INCLUDES="-isystem $out/usr/include" LDFLAGS=-static \
 			INSTALL_PATH="$root/kselftest" install >/dev/null ||
 			die "building tools/testing/selftests/gpio failed"
-		storm_binary gpio/gpio_unplug_storm "$root"
-		build_module slow "$repo/kernel/gpio/slow"
+		storm_binary gpio_unplug_storm "$root"
+		build_module slow "$repo/kernel/guest/modules/gpio-slow"
 		cp "$kdir/mod-slow/gpio_slow_chip.ko" "$root/"
 	fi
 	if has_opt CONFIG_INPUT_UINPUT=y; then
 		stage "GPIO stage: the evdev unplug storm"
-		storm_binary input/evdev_unplug_storm "$root"
+		storm_binary evdev_unplug_storm "$root"
 	fi
 
 	stage "GPIO stage: modules_install with depmod"
@@ -285,17 +298,17 @@ gpio_userspace() {
 		>> "$kdir/initramfs.cpio.gz" || die "GPIO initramfs failed"
 }
 
-# storm_binary DIR/NAME ROOT: kernel/DIR/NAME.c, a static arm64 program
+# storm_binary NAME ROOT: kernel/guest/NAME.c, a static arm64 program
 # built against the test kernel's headers, as ROOT/NAME.
 storm_binary() {
 	aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
 		-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
-		-o "$2/${1##*/}" "$repo/kernel/$1.c" || die "${1##*/} build failed"
+		-o "$2/$1" "$repo/kernel/guest/$1.c" || die "$1 build failed"
 }
 
-# storm_plan DIR/NAME: how many results kernel/DIR/NAME.c's ksft plan has.
+# storm_plan NAME: how many results kernel/guest/NAME.c's ksft plan has.
 storm_plan() {
-	sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' "$repo/kernel/$1.c"
+	sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' "$repo/kernel/guest/$1.c"
 }
 
 # has_opt CONFIG_X=v: the run's config fragments set it.
@@ -314,10 +327,10 @@ gpio_tests() {
 			"$kdir/src/tools/testing/selftests/gpio/Makefile"); do
 			n=$((n + 1))
 		done
-		n=$((n + $(storm_plan gpio/gpio_unplug_storm)))
+		n=$((n + $(storm_plan gpio_unplug_storm)))
 	fi
 	if has_opt CONFIG_INPUT_UINPUT=y; then
-		n=$((n + $(storm_plan input/evdev_unplug_storm)))
+		n=$((n + $(storm_plan evdev_unplug_storm)))
 	fi
 	echo $n
 }
@@ -375,8 +388,9 @@ boot() {
 # (the series without the conversion's patch, so 6.12's own code) and
 # converted; for gpio also converted with the chips in the shared default
 # domain instead of a domain per device (the design choice the
-# conversion's commit message argues; built from a scratch edit, never
-# committed).  Each boots CONV_BENCH_BOOTS (or GPIO_BENCH_BOOTS) times,
+# conversion's commit message argues:
+# kernel/harness/bench-gpio-shared-domain.diff).  Each boots
+# CONV_BENCH_BOOTS (or GPIO_BENCH_BOOTS) times,
 # default 5, interleaved.  gpio: the userspace
 # GPIO_V2_LINE_GET_VALUES_IOCTL loop and gpio_bench.ko's
 # gpiod_get_value_cansleep() loop; evdev: an EVIOCGVERSION loop and a
@@ -386,13 +400,14 @@ bench_conv() {
 	local kind=$1 boots=${CONV_BENCH_BOOTS:-${GPIO_BENCH_BOOTS:-5}} v i
 	local dir=$kdir/bench-$kind conv stock back variants=(stock converted)
 
-	configs=("$repo/kernel/revocable-bench-$kind.config")
+	configs=("$cfgdir/revocable-bench-$kind.config")
 	patches
 	apply
 	case $kind in
 	gpio)
-		# Everything from the gpiolib patch on.
-		back=$(ls "$repo"/kernel/patches/*.patch | wc -l)
+		# Everything from the gpiolib conversion on.
+		back=$(sed -n '/^[0-9]*-gpiolib-protect-the-chip/,$p' "$series" |
+			grep -c '\.patch')
 		variants+=(shared)
 		;;
 	evdev)
@@ -416,27 +431,24 @@ bench_conv() {
 		*) git -C "$ksrc" checkout -q -f --detach "$conv" ;;
 		esac
 		if [ "$v" = shared ]; then
-			sed -i -e 's/revocable_domain_alloc(GPIOCHIP_NAME)/revocable_default_domain()/' \
-				-e 's/revocable_domain_free(gdev->chip_dom);/;/' \
-				"$ksrc/drivers/gpio/gpiolib.c"
-			grep -q 'revocable_default_domain()' "$ksrc/drivers/gpio/gpiolib.c" ||
-				die "the shared-domain edit did not apply"
+			git -C "$ksrc" apply "$repo/kernel/harness/bench-gpio-shared-domain.diff" ||
+				die "bench-gpio-shared-domain.diff does not apply"
 		fi
 		configure
 		build
 		(cd "$ksrc" && kmake headers >/dev/null) || die "make headers failed"
 		case $kind in
 		gpio)
-			build_module gpio-bench "$repo/kernel/gpio/bench"
+			build_module gpio-bench "$repo/kernel/guest/modules/gpio-bench"
 			aarch64-linux-gnu-gcc -static -O2 -Wall -pthread -isystem "$out/usr/include" \
-				-o "$kdir/gpio_bench_user" "$repo/kernel/gpio/gpio_bench_user.c" ||
+				-o "$kdir/gpio_bench_user" "$repo/kernel/guest/gpio_bench_user.c" ||
 				die "gpio_bench_user build failed"
 			initramfs "$kdir/mod-gpio-bench/gpio_bench.ko" "$kdir/gpio_bench_user" \
 				"$(find "$out/drivers/gpio" -name gpio-sim.ko)"
 			;;
 		evdev)
 			aarch64-linux-gnu-gcc -static -O2 -Wall -pthread -isystem "$out/usr/include" \
-				-o "$kdir/evdev_bench_user" "$repo/kernel/input/evdev_bench_user.c" ||
+				-o "$kdir/evdev_bench_user" "$repo/kernel/guest/evdev_bench_user.c" ||
 				die "evdev_bench_user build failed"
 			initramfs "$kdir/evdev_bench_user"
 			;;
@@ -451,28 +463,29 @@ bench_conv() {
 		done
 	done
 	stage "parsing the $kind benchmark ($boots boots per kernel)"
-	python3 "$repo/kernel/qemu/parse_bench_conv.py" "$kind" "$dir" "$kdir/bench-$kind.json"
+	python3 "$repo/kernel/harness/parse_bench_conv.py" "$kind" "$dir" "$kdir/bench-$kind.json"
 }
 
 judge_bench() {
 	stage "parsing the benchmark results"
-	python3 "$repo/kernel/qemu/parse_bench.py" "$log" "$kdir/bench.json"
+	python3 "$repo/kernel/harness/parse_bench.py" "$log" "$kdir/bench.json"
 }
 
 judge() {
 	local kunit selftest gpio
 
-	kunit=$(cat "$repo"/kernel/revocable_kunit.c "$repo"/kernel/revocable_fops_kunit.c |
+	kunit=$(cat "$repo"/kernel/upstream/drivers/base/revocable_test.c \
+		"$repo"/kernel/upstream/drivers/base/revocable_fops_test.c |
 		grep -c 'KUNIT_CASE(')
 	# The input core's own suite, on the converted evdev's kernel.
 	if has_opt CONFIG_INPUT_KUNIT_TEST=y; then
 		kunit=$((kunit + $(grep -c 'KUNIT_CASE(' "$ksrc/drivers/input/tests/input_test.c")))
 	fi
-	selftest=$(cat "$repo"/kernel/selftest/revocable_test.c \
-		"$repo"/kernel/selftest/revocable_fops_test.c | grep -cE '^TEST_F(_TIMEOUT)?\(')
+	selftest=$(cat "$repo/kernel/upstream/$sel/revocable_test.c" \
+		"$repo/kernel/upstream/$sel/revocable_fops_test.c" | grep -cE '^TEST_F(_TIMEOUT)?\(')
 	gpio=$(gpio_tests)
 	stage "parsing the console (expecting $kunit KUnit, $selftest kselftest and $gpio subsystem (GPIO, evdev) results)"
-	python3 "$repo/kernel/qemu/parse_console.py" "$log" "$kunit" "$selftest" "$repo" "$gpio"
+	python3 "$repo/kernel/harness/parse_console.py" "$log" "$kunit" "$selftest" "$repo" "$gpio"
 }
 
 test_run() {
@@ -490,9 +503,9 @@ test_run() {
 }
 
 case $kver:$cmd in
-6.12:* | 6.1:patches | 6.1:qemu) ;;
+6.12:* | 6.1:patches | 6.1:qemu | 6.1:series-update) ;;
 *)
-	echo "$0: only patches-6.1 and qemu-6.1 exist for 6.1" >&2
+	echo "$0: only patches-6.1, series-update-6.1 and qemu-6.1 exist for 6.1" >&2
 	exit 2
 	;;
 esac
@@ -501,12 +514,16 @@ case $cmd in
 patches)
 	patches
 	;;
+series-update)
+	SERIES_CHECK=0 patches
+	"$repo/kernel/harness/series.sh" update "$repo" "$series" "$kdir/patches"
+	;;
 qemu)
 	test_run
 	;;
 qemu-kcsan)
 	out=$kdir/out-kcsan
-	configs=("$repo/kernel/revocable-kcsan.config")
+	configs=("$cfgdir/revocable-kcsan.config")
 	log=$kdir/console-kcsan.log
 	test_run
 	;;
@@ -518,18 +535,18 @@ bench-evdev)
 	;;
 bench)
 	out=$kdir/out-bench
-	configs=("$repo/kernel/revocable-bench.config")
+	configs=("$cfgdir/revocable-bench.config")
 	patches
 	apply
 	configure
 	build
-	build_module bench "$repo/kernel/bench" "$repo/bench/upstream.c" "$repo/bench/upstream.h"
+	build_module bench "$repo/kernel/guest/modules/bench" "$repo/bench/upstream.c" "$repo/bench/upstream.h"
 	initramfs "$kdir/mod-bench/revocable_bench.ko"
 	boot
 	judge_bench
 	;;
 *)
-	echo "usage: $0 patches|qemu|qemu-kcsan|bench|bench-gpio|bench-evdev|patches-6.1|qemu-6.1 REPO KDIR" >&2
+	echo "usage: $0 patches|series-update|qemu|qemu-kcsan|bench|bench-gpio|bench-evdev|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
 	exit 2
 	;;
 esac
