@@ -13,60 +13,11 @@
 #include <fcntl.h>
 #include <linux/input.h>
 #include <linux/uinput.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
-#define MAX_CPUS	4
+#include "bench_user.h"
+
 #define BATCH		16
-
-struct worker {
-	pthread_t th;
-	int fd, cpu;
-	long loops;
-	double ns;
-	pthread_barrier_t *go;
-};
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
-static void *version_loop(void *arg)
-{
-	struct worker *w = arg;
-	double t0;
-	int v;
-
-	pin(w->cpu);
-	pthread_barrier_wait(w->go);
-	t0 = now_ns();
-	for (long i = 0; i < w->loops; i++)
-		if (ioctl(w->fd, EVIOCGVERSION, &v)) {
-			perror("EVIOCGVERSION");
-			exit(1);
-		}
-	w->ns = (now_ns() - t0) / w->loops;
-	return NULL;
-}
 
 /*
  * Write BATCH events to uinput, read them back; ns per event read.  The
@@ -108,13 +59,6 @@ static double stream(int ufd, int efd, long loops)
 	return (now_ns() - t0) / (loops * (double)BATCH);
 }
 
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void node_of(int ufd, char *node, size_t size)
 {
 	char sys[64], path[128];
@@ -142,19 +86,15 @@ static void node_of(int ufd, char *node, size_t size)
 int main(int argc, char **argv)
 {
 	long loops = argc > 1 ? atol(argv[1]) : 100000;
-	int rounds = argc > 2 ? atoi(argv[2]) : 5;
-	int cpus = sysconf(_SC_NPROCESSORS_ONLN), ufd, efd;
+	int rounds = bench_rounds(argc > 2 ? atoi(argv[2]) : 5);
+	int cpus = bench_cpus(), ufd, efd, fds[MAX_CPUS], v = 0;
 	struct uinput_setup us = {
 		.id = { .bustype = BUS_VIRTUAL, .vendor = 1, .product = 2 },
 		.name = "evdev-bench",
 	};
-	struct worker w[MAX_CPUS];
-	pthread_barrier_t go;
 	char node[64] = "";
-	double ns[16];
+	double ns[MAX_ROUNDS];
 
-	cpus = cpus > MAX_CPUS ? MAX_CPUS : cpus;
-	rounds = rounds < 1 ? 1 : rounds > 16 ? 16 : rounds;
 	ufd = open("/dev/uinput", O_RDWR | O_CLOEXEC);
 	if (ufd < 0 || ioctl(ufd, UI_SET_EVBIT, EV_KEY) ||
 	    ioctl(ufd, UI_SET_KEYBIT, KEY_A) || ioctl(ufd, UI_DEV_SETUP, &us) ||
@@ -164,35 +104,16 @@ int main(int argc, char **argv)
 	}
 	node_of(ufd, node, sizeof(node));
 	for (int i = 0; i < cpus; i++) {
-		w[i].fd = open(node, O_RDONLY | O_CLOEXEC);
-		if (w[i].fd < 0) {
+		fds[i] = open(node, O_RDONLY | O_CLOEXEC);
+		if (fds[i] < 0) {
 			perror(node);
 			return 1;
 		}
-		w[i].cpu = i;
-		w[i].loops = loops;
-		w[i].go = &go;
 	}
-	for (int n = 1; n <= cpus; n = n == 1 ? cpus : cpus + 1) {
-		for (int r = 0; r < rounds; r++) {
-			double sum = 0;
-
-			pthread_barrier_init(&go, NULL, n);
-			for (int i = 0; i < n; i++)
-				pthread_create(&w[i].th, NULL, version_loop, &w[i]);
-			for (int i = 0; i < n; i++) {
-				pthread_join(w[i].th, NULL);
-				sum += w[i].ns;
-			}
-			pthread_barrier_destroy(&go);
-			ns[r] = sum / n;
-		}
-		qsort(ns, rounds, sizeof(ns[0]), cmp);
-		printf("EVDEVBENCH: version cpus=%d ns_per_op=%.3f\n", n, ns[rounds / 2]);
-		fflush(stdout);
-	}
+	bench_ioctl("EVDEVBENCH", "version", fds, cpus, loops, rounds,
+		    EVIOCGVERSION, &v, sizeof(v));
 	for (int i = 0; i < cpus; i++)
-		close(w[i].fd);
+		close(fds[i]);
 	pin(0);
 	efd = open(node, O_RDONLY | O_CLOEXEC);
 	if (efd < 0) {
@@ -201,7 +122,7 @@ int main(int argc, char **argv)
 	}
 	for (int r = 0; r < rounds; r++)
 		ns[r] = stream(ufd, efd, loops / 10);
-	qsort(ns, rounds, sizeof(ns[0]), cmp);
+	qsort(ns, rounds, sizeof(ns[0]), bench_cmp);
 	printf("EVDEVBENCH: stream cpus=1 ns_per_op=%.3f\n", ns[rounds / 2]);
 	close(efd);
 	ioctl(ufd, UI_DEV_DESTROY);

@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../qemu/storm.h"
+#include "storm.h"
 
 #define CFG		"/sys/kernel/config/gpio-sim/storm"
 #define NLINES		8
@@ -64,6 +64,13 @@ static int gone(struct gen *g, const char *what, int err, int expect)
 	return storm_gone(&g->gone, &g->gone_ns, what, err, expect);
 }
 static const char *slow_module;
+
+/* A call of a worker's loop returned @ret: true when the chip is gone. */
+static int call_gone(struct gen *g, long ret, const char *what)
+{
+	atomic_fetch_add(&calls, 1);
+	return ret < 0 && gone(g, what, errno, ENODEV);
+}
 
 static int open_chip(struct gen *g)
 {
@@ -124,13 +131,11 @@ static void *w_info(void *arg)
 	while (fd >= 0) {
 		memset(&info, 0, sizeof(info));
 		info.offset = i++ % g->nlines;
-		atomic_fetch_add(&calls, 1);
-		if (ioctl(fd, GPIO_V2_GET_LINEINFO_IOCTL, &info) &&
-		    gone(g, "GPIO_V2_GET_LINEINFO_IOCTL", errno, ENODEV))
+		if (call_gone(g, ioctl(fd, GPIO_V2_GET_LINEINFO_IOCTL, &info),
+			      "GPIO_V2_GET_LINEINFO_IOCTL"))
 			break;
-		atomic_fetch_add(&calls, 1);
-		if (ioctl(fd, GPIO_GET_CHIPINFO_IOCTL, &ci) &&
-		    gone(g, "GPIO_GET_CHIPINFO_IOCTL", errno, ENODEV))
+		if (call_gone(g, ioctl(fd, GPIO_GET_CHIPINFO_IOCTL, &ci),
+			      "GPIO_GET_CHIPINFO_IOCTL"))
 			break;
 	}
 	if (fd >= 0)
@@ -151,13 +156,11 @@ static void *w_values(void *arg)
 	while (fd >= 0) {
 		v.mask = 1;
 		v.bits = i++ & 1;
-		atomic_fetch_add(&calls, 1);
-		if (ioctl(fd, GPIO_V2_LINE_SET_VALUES_IOCTL, &v) &&
-		    gone(g, "GPIO_V2_LINE_SET_VALUES_IOCTL", errno, ENODEV))
+		if (call_gone(g, ioctl(fd, GPIO_V2_LINE_SET_VALUES_IOCTL, &v),
+			      "GPIO_V2_LINE_SET_VALUES_IOCTL"))
 			break;
-		atomic_fetch_add(&calls, 1);
-		if (ioctl(fd, GPIO_V2_LINE_GET_VALUES_IOCTL, &v) &&
-		    gone(g, "GPIO_V2_LINE_GET_VALUES_IOCTL", errno, ENODEV))
+		if (call_gone(g, ioctl(fd, GPIO_V2_LINE_GET_VALUES_IOCTL, &v),
+			      "GPIO_V2_LINE_GET_VALUES_IOCTL"))
 			break;
 	}
 	if (fd >= 0)
@@ -318,6 +321,25 @@ static void teardown_configfs(void)
 }
 
 /*
+ * A call @call (its result @ret, errno set) on a descriptor @what that the
+ * main thread kept across the removal: it must fail with -ENODEV.
+ */
+static void held_gone(struct gen *g, const char *what, const char *call,
+		      long ret)
+{
+	char msg[64];
+
+	atomic_fetch_add(&calls, 1);
+	if (ret >= 0) {
+		snprintf(msg, sizeof(msg), "%s succeeded after removal", call);
+		complain(what, msg, 0);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%s %s", what, call);
+	gone(g, msg, errno, ENODEV);
+}
+
+/*
  * After the removal, the requests the main thread kept open: every call
  * gives the documented error, then they are closed (the release of a
  * request whose IRQ the removal gave back).
@@ -331,34 +353,18 @@ static void check_held(struct gen *g, int cfd, int v2, int v1)
 			       { .fd = v1, .events = POLLIN } };
 	char buf[64];
 
-	if (cfd >= 0) {
-		atomic_fetch_add(&calls, 1);
-		if (ioctl(cfd, GPIO_V2_GET_LINEINFO_IOCTL, &info) == 0)
-			complain("held chip fd", "ioctl succeeded after removal", 0);
-		else
-			gone(g, "held chip fd ioctl", errno, ENODEV);
-	}
+	if (cfd >= 0)
+		held_gone(g, "held chip fd", "ioctl",
+			  ioctl(cfd, GPIO_V2_GET_LINEINFO_IOCTL, &info));
 	if (v2 >= 0) {
-		atomic_fetch_add(&calls, 2);
-		if (ioctl(v2, GPIO_V2_LINE_GET_VALUES_IOCTL, &v) == 0)
-			complain("held v2 request", "ioctl succeeded after removal", 0);
-		else
-			gone(g, "held v2 request ioctl", errno, ENODEV);
-		if (read(v2, buf, sizeof(buf)) >= 0)
-			complain("held v2 request", "read succeeded after removal", 0);
-		else
-			gone(g, "held v2 request read", errno, ENODEV);
+		held_gone(g, "held v2 request", "ioctl",
+			  ioctl(v2, GPIO_V2_LINE_GET_VALUES_IOCTL, &v));
+		held_gone(g, "held v2 request", "read", read(v2, buf, sizeof(buf)));
 	}
 	if (v1 >= 0) {
-		atomic_fetch_add(&calls, 2);
-		if (ioctl(v1, GPIOHANDLE_GET_LINE_VALUES_IOCTL, &hd) == 0)
-			complain("held v1 event", "ioctl succeeded after removal", 0);
-		else
-			gone(g, "held v1 event ioctl", errno, ENODEV);
-		if (read(v1, buf, sizeof(buf)) >= 0)
-			complain("held v1 event", "read succeeded after removal", 0);
-		else
-			gone(g, "held v1 event read", errno, ENODEV);
+		held_gone(g, "held v1 event", "ioctl",
+			  ioctl(v1, GPIOHANDLE_GET_LINE_VALUES_IOCTL, &hd));
+		held_gone(g, "held v1 event", "read", read(v1, buf, sizeof(buf)));
 	}
 	if (v2 >= 0 && v1 >= 0) {
 		atomic_fetch_add(&calls, 1);
@@ -447,23 +453,12 @@ static int storm(int slow, long long end)
 
 int main(int argc, char **argv)
 {
-	unsigned int seconds = 5;
 	long long end;
-	int opt, leak;
+	int leak;
 
-	while ((opt = getopt(argc, argv, "t:b:m:")) != -1) {
-		if (opt == 't')
-			seconds = atoi(optarg);
-		else if (opt == 'b')
-			bound_ns = atoll(optarg) * 1000000;
-		else if (opt == 'm')
-			slow_module = optarg;
-		else
-			ksft_exit_fail_msg("usage: %s [-t SECONDS] [-b BOUND_MS] [-m MODULE]\n",
-					   argv[0]);
-	}
-	ksft_print_header();
+	end = storm_start(argc, argv, 'm', &slow_module, "[-m MODULE]");
 	ksft_set_plan(4);
+	leak = kmemleak_report(1);
 	setup_configfs();
 	if (slow_module && access(SLOW_LIVE, F_OK)) {
 		int fd = open(slow_module, O_RDONLY | O_CLOEXEC);
@@ -472,33 +467,16 @@ int main(int argc, char **argv)
 			ksft_exit_fail_msg("loading %s: %s\n", slow_module, strerror(errno));
 		close(fd);
 	}
-	leak = kmemleak_report(1);
-	end = now_ns() + seconds * 1000000000LL;
-
-	if (storm(0, end - (slow_module ? seconds * 500000000LL : 0)) == 0 &&
+	if (storm(0, end - (slow_module ? (end - now_ns()) / 2 : 0)) == 0 &&
 	    slow_module)
 		storm(1, end);
 	teardown_configfs();
 	ksft_print_msg("calls %lld, removals %lld (gpio-sim) + %lld (slow chip), calls that saw the chip gone %lld, edge events %lld\n",
 		       atomic_load(&calls), atomic_load(&removals), atomic_load(&slow_removals),
 		       atomic_load(&gone_calls), atomic_load(&events));
-	ksft_print_msg("longest removal %lld ms, latest return after a removal %lld ms (bound %lld ms)\n",
-		       removal_max / 1000000, atomic_load(&max_latency_ns) / 1000000,
-		       bound_ns / 1000000);
-	ksft_test_result(atomic_load(&removals) > 0 && atomic_load(&gone_calls) > 0 &&
-			 (!slow_module || atomic_load(&slow_removals) > 0),
-			 "storm_chip_removed_under_use\n");
-	ksft_test_result(atomic_load(&bad) == 0, "storm_documented_errors\n");
-	ksft_test_result(atomic_load(&late) == 0 && removal_max <= bound_ns,
-			 "storm_blocked_callers_return\n");
-	if (atomic_load(&late)) {
-		ksft_test_result_fail("storm_no_leak (not checked: a caller is stuck)\n");
-	} else {
-		leak = leak < 0 ? -1 : kmemleak_report(0);
-		if (leak < 0)
-			ksft_test_result_skip("storm_no_leak (no kmemleak)\n");
-		else
-			ksft_test_result(leak == 0, "storm_no_leak\n");
-	}
+	storm_results("storm_chip_removed_under_use",
+		      atomic_load(&removals) > 0 && atomic_load(&gone_calls) > 0 &&
+		      (!slow_module || atomic_load(&slow_removals) > 0),
+		      "storm", "removal", leak);
 	ksft_finished();
 }

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,6 +108,64 @@ static int kmemleak_report(int clear)
 	}
 	close(fd);
 	return total > 0;
+}
+
+/*
+ * The options every storm takes, -t SECONDS (how long it runs, default 5)
+ * and -b BOUND_MS (the longest a blocked call may take to return after a
+ * removal), and one of its own, -@opt ARG, whose ARG goes to *@arg.
+ * Prints the KTAP header and returns when the storm is to end
+ * (CLOCK_MONOTONIC ns).
+ */
+static long long storm_start(int argc, char **argv, int opt, const char **arg,
+			     const char *usage)
+{
+	char opts[] = { 't', ':', 'b', ':', (char)opt, ':', 0 };
+	unsigned int seconds = 5;
+	int c;
+
+	while ((c = getopt(argc, argv, opts)) != -1) {
+		if (c == 't')
+			seconds = atoi(optarg);
+		else if (c == 'b')
+			bound_ns = atoll(optarg) * 1000000;
+		else if (c == opt)
+			*arg = optarg;
+		else
+			ksft_exit_fail_msg("usage: %s [-t SECONDS] [-b BOUND_MS] %s\n",
+					   argv[0], usage);
+	}
+	ksft_print_header();
+	return now_ns() + seconds * 1000000000LL;
+}
+
+/*
+ * The results every storm ends with.  @first names its first result, true
+ * when @removed (the device went away under use and callers saw it gone);
+ * @prefix names the others: no undocumented error, every blocked caller
+ * back within the bound, and no leak (@leak: kmemleak_report(1) before the
+ * storm).  @what is what the storm does to the device, for the summary.
+ */
+static void storm_results(const char *first, int removed, const char *prefix,
+			  const char *what, int leak)
+{
+	ksft_print_msg("longest %s %lld ms, latest return after a %s %lld ms (bound %lld ms)\n",
+		       what, removal_max / 1000000, what,
+		       atomic_load(&max_latency_ns) / 1000000, bound_ns / 1000000);
+	ksft_test_result(removed, "%s\n", first);
+	ksft_test_result(atomic_load(&bad) == 0, "%s_documented_errors\n", prefix);
+	ksft_test_result(atomic_load(&late) == 0 && removal_max <= bound_ns,
+			 "%s_blocked_callers_return\n", prefix);
+	if (atomic_load(&late)) {
+		ksft_test_result_fail("%s_no_leak (not checked: a caller is stuck)\n",
+				      prefix);
+		return;
+	}
+	leak = leak < 0 ? -1 : kmemleak_report(0);
+	if (leak < 0)
+		ksft_test_result_skip("%s_no_leak (no kmemleak)\n", prefix);
+	else
+		ksft_test_result(leak == 0, "%s_no_leak\n", prefix);
 }
 
 #endif /* STORM_H */

@@ -395,7 +395,9 @@ boot() {
 # GPIO_V2_LINE_GET_VALUES_IOCTL loop and gpio_bench.ko's
 # gpiod_get_value_cansleep() loop; evdev: an EVIOCGVERSION loop and a
 # stream of events written to uinput and read from the event node; each on
-# one CPU and, for the loops, on all at once.
+# one CPU and, for the loops, on all at once.  EVDEV_NOBARRIER=1 adds the
+# converted kernel without SRCU's read-side barriers
+# (kernel/harness/bench-evdev-nobarrier.diff), an experiment.
 bench_conv() {
 	local kind=$1 boots=${CONV_BENCH_BOOTS:-${GPIO_BENCH_BOOTS:-5}} v i
 	local dir=$kdir/bench-$kind conv stock back variants=(stock converted)
@@ -413,6 +415,7 @@ bench_conv() {
 	evdev)
 		# The evdev patch is the last one.
 		back=1
+		[ "${EVDEV_NOBARRIER:-0}" = 0 ] || variants+=(nobarrier)
 		;;
 	esac
 	# Resolved once: src may be re-applied by another run meanwhile.
@@ -430,10 +433,10 @@ bench_conv() {
 		stock) git -C "$ksrc" checkout -q -f --detach "$stock" ;;
 		*) git -C "$ksrc" checkout -q -f --detach "$conv" ;;
 		esac
-		if [ "$v" = shared ]; then
-			git -C "$ksrc" apply "$repo/kernel/harness/bench-gpio-shared-domain.diff" ||
-				die "bench-gpio-shared-domain.diff does not apply"
-		fi
+		case $v in
+		shared) git -C "$ksrc" apply "$repo/kernel/harness/bench-gpio-shared-domain.diff" ;;
+		nobarrier) git -C "$ksrc" apply "$repo/kernel/harness/bench-evdev-nobarrier.diff" ;;
+		esac || die "the $v variant's diff does not apply"
 		configure
 		build
 		(cd "$ksrc" && kmake headers >/dev/null) || die "make headers failed"
