@@ -186,7 +186,7 @@ configure() {
 
 	# Always from scratch: cheap next to a build, and a .config that is
 	# identical to the last one triggers no rebuild.
-	stage "configuring: tinyconfig +$(printf ' kernel/%s' "${configs[@]##*/}")"
+	stage "configuring: tinyconfig +$(printf ' %s' "${configs[@]#"$repo"/}")"
 	mkdir -p "$out"
 	(cd "$ksrc" && kmake tinyconfig >/dev/null &&
 	 scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "${configs[@]}" >/dev/null &&
