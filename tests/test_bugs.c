@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * DESIGN.md section 5: a regression test for each upstream defect, plus the
- * two problems from the debate (per-access cost, hung tasks).
+ * docs/design.md, "Upstream defects": a regression test for each upstream
+ * defect, plus the two problems from the debate (per-access cost, hung
+ * tasks).
  */
 #include <sched.h>
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The extensions of DESIGN.md section 3, one behaviour per test. */
+/* The extensions of docs/design.md, "API contract", one behaviour per test. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* DESIGN.md section 4: one or more tests per invariant I1-I7 (I8: misuse). */
+/*
+ * docs/design.md, "Invariants": one or more tests per invariant I1-I7
+ * (I8: test_misuse.c).
+ */
 #include <string.h>
 
 #include "testutil.h"
