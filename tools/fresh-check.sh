@@ -7,12 +7,16 @@
 # in a cache outside the repo and reused), unpacks a pristine copy of it,
 # copies the current work tree (tracked and untracked files that git does
 # not ignore, uncommitted changes included) into it, and inside a chroot
-# runs exactly the commands of README.md's "ci:begin" block, one stage per
-# line, up to and including "ninja -C build kernel-qemu" (the KCSAN run is
-# left out), then "ninja -C build kernel-qemu-6.1", which CI leaves out for
-# time.  Nothing installed
-# on this machine by hand can leak in: the chroot sees only what the
-# README's install line put there.
+# runs, one stage per command:
+#   1. the README's two quick-start commands, verbatim (between its
+#      "quickstart:begin" and "quickstart:end" markers): .ci/install, the
+#      build and the demo, then meson test;
+#   2. the lines of .ci/commands that the quick start did not already run,
+#      up to and including "ninja -C build kernel-qemu" (the KCSAN run is
+#      left out);
+#   3. "ninja -C build kernel-qemu-6.1", which CI leaves out for time.
+# Nothing installed on this machine by hand can leak in: the chroot sees
+# only what .ci/install put there.
 #
 # usage: tools/fresh-check.sh [--quick] [--keep] [--cache DIR]
 #   --quick      stop before the kernel stages (install + userspace tests)
@@ -23,8 +27,8 @@
 # Environment: MIRROR (default http://deb.debian.org/debian),
 # SECURITY_MIRROR (default http://deb.debian.org/debian-security).
 #
-# Run it, as root, after any change to the install line, the dependencies
-# or the QEMU flow.  It takes 45-75 minutes on 2 cores (two cold kernel builds
+# Run it, as root, after any change to .ci/packages, the dependencies, the
+# quick start or the QEMU flow.  It takes 45-75 minutes on 2 cores (two cold kernel builds
 # and the valgrind and sanitizer suites).  The last line is
 # "N passed, N failed" over the stages.
 set -euo pipefail
@@ -96,20 +100,27 @@ git -C "$repo" ls-files -z --cached --others --exclude-standard |
 	(cd "$repo" && xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh) |
 	tar -C "$repo" --null -T - -cf - | tar -C "$root/root/librevocable" -xf -
 
-# The README's commands, as .ci/run reads them, up to the KCSAN run.
-mapfile -t cmds < <(awk '/<!-- ci:begin -->/ { on = 1; next }
-			 /<!-- ci:end -->/ { on = 0; next }
+# The README's quick start, verbatim: what a new user copies.
+mapfile -t qs < <(awk '/<!-- quickstart:begin -->/ { on = 1; next }
+			 /<!-- quickstart:end -->/ { on = 0; next }
 			 on && !/^```/ && NF { print }' "$repo/README.md")
-[ ${#cmds[@]} -gt 0 ] || { echo "fresh-check: no ci:begin block in README.md" >&2; exit 1; }
-# Debian 12's own kernel: too long for CI, so not in the block, but a new
-# user of that target needs the same install line to be enough.
-stages=()
+[ ${#qs[@]} = 2 ] ||
+	{ echo "fresh-check: README.md's quickstart block must hold exactly two commands" >&2; exit 1; }
+# Then CI's commands that the quick start did not run (it ran a command
+# when the command is one of the "&&" parts of a quick-start line), up to
+# kernel-qemu.
+ran=$(printf '%s\n' "${qs[@]}" | sed 's/[[:space:]]*&&[[:space:]]*/\n/g')
+mapfile -t cmds < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$repo/.ci/commands")
+stages=("${qs[@]}")
 for c in "${cmds[@]}"; do
-	case $c in *kernel-qemu-kcsan*) break ;; esac
-	stages+=("$c")
+	printf '%s\n' "$ran" | grep -qxF -e "$c" || stages+=("$c")
+	[ "$c" = 'ninja -C build kernel-qemu' ] && break
 done
-printf '%s\n' "${stages[@]}" | grep -qx 'ninja -C build kernel-qemu-6.1' ||
-	stages+=('ninja -C build kernel-qemu-6.1')
+[ "${stages[-1]}" = 'ninja -C build kernel-qemu' ] ||
+	{ echo "fresh-check: .ci/commands has no 'ninja -C build kernel-qemu' line" >&2; exit 1; }
+# Debian 12's own kernel: too long for CI, but a new user of that target
+# needs the same install to be enough.
+stages+=('ninja -C build kernel-qemu-6.1')
 
 # Each stage runs in its own private mount namespace, so nothing stays
 # mounted on this machine when it ends, however it ends.
