@@ -31,20 +31,55 @@
 	__atomic_compare_exchange_n((ptr), (oldp), (new), false,	\
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
 
-#define atomic_read(v)		__atomic_load_n(&(v)->counter, __ATOMIC_RELAXED)
-#define atomic_set(v, i)	__atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED)
-#define atomic_inc(v)		((void)__atomic_add_fetch(&(v)->counter, 1, __ATOMIC_RELAXED))
-#define atomic_dec(v)		((void)__atomic_sub_fetch(&(v)->counter, 1, __ATOMIC_RELAXED))
-#define atomic_add_return(i, v)	__atomic_add_fetch(&(v)->counter, (i), __ATOMIC_SEQ_CST)
-#define atomic_inc_return(v)	atomic_add_return(1, v)
-#define atomic_dec_return(v)	atomic_add_return(-1, v)
-#define atomic_dec_and_test(v)	(atomic_dec_return(v) == 0)
+#define ATOMIC_INIT(i)		{ (i) }
 
-#define atomic_long_read(v)		atomic_read(v)
-#define atomic_long_set(v, i)		atomic_set(v, i)
-#define atomic_long_inc(v)		atomic_inc(v)
-#define atomic_long_dec(v)		atomic_dec(v)
-#define atomic_long_inc_return(v)	atomic_inc_return(v)
-#define atomic_long_dec_return(v)	atomic_dec_return(v)
+/*
+ * The operations are functions of an atomic_t * or atomic_long_t *, as in
+ * the kernel, so that a void * (a callback's argument) converts to one.
+ */
+#define __COMPAT_ATOMIC_OPS(op, atype, type)				\
+	static __always_inline type op##_read(const atype *v)		\
+	{								\
+		return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);	\
+	}								\
+	static __always_inline type op##_read_acquire(const atype *v)	\
+	{								\
+		return __atomic_load_n(&v->counter, __ATOMIC_ACQUIRE);	\
+	}								\
+	static __always_inline void op##_set(atype *v, type i)		\
+	{								\
+		__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);	\
+	}								\
+	static __always_inline void op##_set_release(atype *v, type i)	\
+	{								\
+		__atomic_store_n(&v->counter, i, __ATOMIC_RELEASE);	\
+	}								\
+	static __always_inline void op##_inc(atype *v)			\
+	{								\
+		__atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);	\
+	}								\
+	static __always_inline void op##_dec(atype *v)			\
+	{								\
+		__atomic_sub_fetch(&v->counter, 1, __ATOMIC_RELAXED);	\
+	}								\
+	static __always_inline type op##_add_return(type i, atype *v)	\
+	{								\
+		return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST); \
+	}								\
+	static __always_inline type op##_inc_return(atype *v)		\
+	{								\
+		return op##_add_return(1, v);				\
+	}								\
+	static __always_inline type op##_dec_return(atype *v)		\
+	{								\
+		return op##_add_return(-1, v);				\
+	}								\
+	static __always_inline bool op##_dec_and_test(atype *v)		\
+	{								\
+		return op##_dec_return(v) == 0;				\
+	}
+
+__COMPAT_ATOMIC_OPS(atomic, atomic_t, int)
+__COMPAT_ATOMIC_OPS(atomic_long, atomic_long_t, long)
 
 #endif

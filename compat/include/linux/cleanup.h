@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Userspace stand-in for <linux/cleanup.h>: the subset lib/ uses, on the
- * compiler's cleanup attribute.
+ * Userspace stand-in for <linux/cleanup.h>: the subset lib/ and the KUnit
+ * suite use, on the compiler's cleanup attribute.
  */
 #ifndef _COMPAT_LINUX_CLEANUP_H
 #define _COMPAT_LINUX_CLEANUP_H
@@ -15,6 +15,27 @@
 		_free;							\
 	}
 #define __free(_name)	__cleanup(__free_##_name)
+
+/*
+ * A class: a type with a constructor taking @_init_args and a destructor
+ * run on a copy of the object (_T) when the variable goes out of scope.
+ */
+#define DEFINE_CLASS(_name, _type, _exit, _init, _init_args...)	\
+	typedef _type class_##_name##_t;				\
+	static inline void class_##_name##_destructor(_type *p)	\
+	{								\
+		_type _T = *p;						\
+		_exit;							\
+	}								\
+	static inline _type class_##_name##_constructor(_init_args)	\
+	{								\
+		_type t = _init;					\
+		return t;						\
+	}
+
+#define CLASS(_name, var)						\
+	class_##_name##_t var __cleanup(class_##_name##_destructor) =	\
+		class_##_name##_constructor
 
 #define DEFINE_LOCK_GUARD_0(_name, _lock, _unlock)			\
 	typedef struct {						\

@@ -47,6 +47,10 @@
 #define __cold		__attribute__((__cold__))
 #define __maybe_unused	__attribute__((__unused__))
 #define __printf(a, b)	__attribute__((__format__(printf, a, b)))
+#define __noreturn	__attribute__((__noreturn__))
+#define __used		__attribute__((__used__))
+#define __weak		__attribute__((__weak__))
+#define __section(s)	__attribute__((__section__(s)))
 #ifndef __cleanup
 #define __cleanup(func)	__attribute__((__cleanup__(func)))
 #endif

@@ -21,5 +21,6 @@ static inline unsigned int jiffies_to_msecs(unsigned long j)
 }
 
 #define time_after(a, b)	((long)((b) - (a)) < 0)
+#define time_before(a, b)	time_after(b, a)
 
 #endif

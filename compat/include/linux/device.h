@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Userspace stand-in for <linux/device.h>: a device is a name and its list
+ * of devres actions (compat/device.c), enough for a root device whose
+ * unregistration runs the actions, newest first, as driver detach does.
+ */
+#ifndef _COMPAT_LINUX_DEVICE_H
+#define _COMPAT_LINUX_DEVICE_H
+
+#include <pthread.h>
+#include <linux/compiler.h>
+#include <linux/err.h>
+
+struct compat_devres;
+
+struct device {
+	char *name;
+	pthread_mutex_t devres_lock;
+	struct compat_devres *devres;	/* newest first */
+};
+
+static inline const char *dev_name(const struct device *dev)
+{
+	return dev->name;
+}
+
+/* A device with no bus and no driver: ERR_PTR(-ENOMEM) if none. */
+struct device *root_device_register(const char *name);
+/* Runs the device's devres actions and frees it. */
+void root_device_unregister(struct device *root);
+
+int __must_check devm_add_action(struct device *dev,
+				 void (*action)(void *data), void *data);
+
+static inline int __must_check
+devm_add_action_or_reset(struct device *dev, void (*action)(void *data),
+			 void *data)
+{
+	int ret = devm_add_action(dev, action, data);
+
+	if (ret)
+		action(data);
+	return ret;
+}
+
+#endif
