@@ -1,15 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /init of the QEMU test initramfs: mount what the tests need, load the
- * debugfs test module, run the kselftest (KUnit already ran during boot),
- * then, when the initramfs has them, the kernel's GPIO selftests (with
- * Debian's busybox and bash) and the GPIO unplug storm; report, and power
- * off.
+ * /init of the QEMU initramfs: mount what the programs need, run them,
+ * and power off.
+ *
+ * A test run (kernel-qemu*) has /plan, kernel/harness/plan as
+ * kernel/harness/kernel.sh resolved it for the run (KUnit already ran
+ * during boot): its steps run in order, each between "INIT: step NAME
+ * begin at uptime U" and "INIT: step NAME end": its modules are loaded
+ * (finit_module, or /bin/modprobe), its program runs, its modules are
+ * unloaded.  Before the first step that needs Debian's userspace, /tmp
+ * and configfs are mounted and busybox installs its applets.
+ * kernel/harness/parse_console.py reads these markers against the same
+ * /plan.
+ *
+ * A benchmark run (kernel-bench*) has no /plan, but the benchmark
+ * programs or module that it runs.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
@@ -18,10 +31,28 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define PLAN_MAX	16384
+#define MAX_STEPS	16
+#define MAX_MODULES	8
+#define MAX_ARGS	16
+
+static void sayf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("INIT: ", stdout);
+	vprintf(fmt, ap);
+	putchar('\n');
+	fflush(stdout);
+	va_end(ap);
+}
+
 static void say(const char *msg)
 {
-	printf("INIT: %s\n", msg);
-	fflush(stdout);
+	sayf("%s", msg);
 }
 
 static int runv(char *const argv[])
@@ -46,9 +77,9 @@ static int runv(char *const argv[])
  * runv() in a session of its own, killed as a whole after @secs seconds:
  * a test that fails while a background child of it still holds the
  * runner's pipe (gpio-sim.sh's test 4.1 on a loaded host) must end the run
- * with its failure, not hang it.
+ * with its failure, not hang it.  @what names it in the message.
  */
-static int runv_bounded(char *const argv[], int secs)
+static int runv_bounded(char *const argv[], int secs, const char *what)
 {
 	int status, i;
 	pid_t pid = fork();
@@ -66,91 +97,21 @@ static int runv_bounded(char *const argv[], int secs)
 	}
 	kill(-pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	printf("INIT: %s killed after %d s\n", argv[1] ? argv[1] : argv[0], secs);
+	sayf("%s killed after %d s", what, secs);
 	return -1;
 }
 
-static int run(const char *path)
-{
-	char *const argv[] = { (char *)path, NULL };
-
-	return runv(argv);
-}
-
-/* Run @argv if its program is in the initramfs, and say how it ended. */
-static void run_if_present(char *const argv[], const char *what)
-{
-	char msg[96];
-
-	if (access(argv[0], F_OK))
-		return;
-	snprintf(msg, sizeof(msg), "%s exit status %d", what, runv(argv));
-	say(msg);
-}
-
-/*
- * The GPIO stage: tools/testing/selftests/gpio through the kernel's own
- * kselftest runner, then the GPIO unplug storm, then the evdev one; each
- * where the initramfs's second archive has it (see gpio_userspace in
- * kernel/harness/kernel.sh: 6.1 runs only the evdev storm).
- */
-static void gpio_stage(void)
-{
-	char *const install[] = { "/bin/busybox", "--install", "-s", "/bin", NULL };
-	char *const modprobe[] = { "/bin/modprobe", "gpio-sim", NULL };
-	/* Under KASAN and TCG a test may outlast the runner's default 45 s. */
-	char *const ksft[] = { "/bin/sh", "/kselftest/run_kselftest.sh",
-			       "--override-timeout", "300", NULL };
-	char secs[16] = "5", msg[128], up[16];
-	char *const storm[] = { "/gpio_unplug_storm", "-t", secs,
-				"-m", "/gpio_slow_chip.ko", NULL };
-	char *const evstorm[] = { "/evdev_unplug_storm", "-t", secs,
-				  "-e", "/usr/bin/evtest", NULL };
-	FILE *f;
-	int ret;
-
-	mkdir("/tmp", 01777);
-	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
-	mount("configfs", "/sys/kernel/config", "configfs", 0, NULL);
-	runv(install);
-	f = fopen("/storm_seconds", "r");
-	if (f) {
-		if (!fgets(secs, sizeof(secs), f))
-			strcpy(secs, "5");
-		secs[strcspn(secs, "\n")] = 0;
-		fclose(f);
-	}
-	say("gpio tests begin");
-	if (access(ksft[1], F_OK) == 0) {
-		ret = runv_bounded(ksft, 480);
-		snprintf(msg, sizeof(msg), "gpio kselftest exit status %d", ret);
-		say(msg);
-	}
-	/* The uptime is on the scale of the console's timestamps. */
-	strcpy(up, "?");
-	f = fopen("/proc/uptime", "r");
-	if (f) {
-		if (fscanf(f, "%15s", up) != 1)
-			strcpy(up, "?");
-		fclose(f);
-	}
-	snprintf(msg, sizeof(msg), "gpio unplug storm begins at uptime %s", up);
-	say(msg);
-	if (access(storm[0], F_OK) == 0)
-		runv(modprobe);
-	run_if_present(storm, "gpio unplug storm");
-	run_if_present(evstorm, "evdev unplug storm");
-	say("gpio tests end");
-}
-
+/* finit_module(@path, @params); -1 with errno set on failure. */
 static int loadp(const char *path, const char *params)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret, err;
 
 	if (fd < 0)
 		return -1;
 	ret = (int)syscall(SYS_finit_module, fd, params, 0);
+	err = errno;
 	close(fd);
+	errno = err;
 	return ret;
 }
 
@@ -168,6 +129,219 @@ static int put(const char *path, const char *val)
 		return -1;
 	ret = fputs(val, f) < 0;
 	return fclose(f) || ret ? -1 : 0;
+}
+
+/* The uptime, on the scale of the console's timestamps, into @up. */
+static void read_uptime(char *up, size_t size)
+{
+	FILE *f = fopen("/proc/uptime", "r");
+	char buf[32];
+
+	snprintf(up, size, "?");
+	if (!f)
+		return;
+	if (fscanf(f, "%31s", buf) == 1)
+		snprintf(up, size, "%s", buf);
+	fclose(f);
+}
+
+/* A module a step loads before its program: a file, or modprobe's name. */
+struct plan_module {
+	const char *name;
+	const char *params;	/* NULL: modprobe @name */
+};
+
+/* A step of /plan; its strings point into plan_text. */
+struct plan_step {
+	const char *name;
+	int userspace;
+	int secs;		/* 0: no bound */
+	int nload, nunload;
+	struct plan_module load[MAX_MODULES];
+	const char *unload[MAX_MODULES];
+	char *argv[MAX_ARGS + 1];
+};
+
+static char plan_text[PLAN_MAX];
+static struct plan_step steps[MAX_STEPS];
+static int nsteps;
+
+/* Split @line in place at blanks into at most @max fields; -1 if more. */
+static int split(char *line, char **w, int max)
+{
+	char *save, *t;
+	int n = 0;
+
+	for (t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		if (n == max)
+			return -1;
+		w[n++] = t;
+	}
+	return n;
+}
+
+/*
+ * One line of /plan (kernel/harness/plan describes them) into the step
+ * it belongs to, @s (NULL in a KUnit block).  Returns what is wrong with
+ * it, or NULL.
+ */
+static const char *plan_line(char **w, int n, struct plan_step **s)
+{
+	struct plan_step *p = *s;
+
+	if (!strcmp(w[0], "kunit")) {
+		*s = NULL;
+		return n == 2 ? NULL : "usage: kunit SUITE";
+	}
+	if (!strcmp(w[0], "step")) {
+		*s = NULL;
+		if (n != 3)
+			return "usage: step NAME SECTION";
+		if (nsteps == MAX_STEPS)
+			return "too many steps";
+		*s = &steps[nsteps++];
+		(*s)->name = w[1];
+		return NULL;
+	}
+	/* The judge's. */
+	if (!strcmp(w[0], "expect") || !strcmp(w[0], "format"))
+		return NULL;
+	if (!p)
+		return "not in a step";
+	if (!strcmp(w[0], "userspace") && n == 1) {
+		p->userspace = 1;
+	} else if (!strcmp(w[0], "load") && (n == 2 || n == 3)) {
+		if (p->nload == MAX_MODULES)
+			return "too many modules";
+		p->load[p->nload].name = w[1];
+		p->load[p->nload++].params = n == 3 ? w[2] : "";
+	} else if (!strcmp(w[0], "modprobe") && n == 2) {
+		if (p->nload == MAX_MODULES)
+			return "too many modules";
+		p->load[p->nload].name = w[1];
+		p->load[p->nload++].params = NULL;
+	} else if (!strcmp(w[0], "unload") && n == 2) {
+		if (p->nunload == MAX_MODULES)
+			return "too many modules";
+		p->unload[p->nunload++] = w[1];
+	} else if (!strcmp(w[0], "run") && n >= 3) {
+		if (p->argv[0])
+			return "a second run";
+		p->secs = atoi(w[1]);
+		memcpy(p->argv, w + 2, (n - 2) * sizeof(*w));
+		p->argv[n - 2] = NULL;
+	} else {
+		return "not understood";
+	}
+	return NULL;
+}
+
+/* Read /plan into steps[]; what it cannot read is a "plan error". */
+static int read_plan(const char *path)
+{
+	char *line, *next, *w[MAX_ARGS + 2];
+	struct plan_step *s = NULL;
+	int fd, n, lineno = 0;
+	const char *err;
+	size_t len = 0;
+	ssize_t r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((r = read(fd, plan_text + len, sizeof(plan_text) - 1 - len)) > 0)
+		len += r;
+	close(fd);
+	if (r < 0 || len == sizeof(plan_text) - 1) {
+		sayf("plan error: %s unreadable or longer than %zu bytes", path,
+		     sizeof(plan_text) - 2);
+		return -1;
+	}
+	plan_text[len] = 0;
+	for (line = plan_text; *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		else
+			next = line + strlen(line);
+		lineno++;
+		n = split(line, w, ARRAY_SIZE(w));
+		if (n == 0 || (n > 0 && w[0][0] == '#'))
+			continue;
+		err = n < 0 ? "too many fields" : plan_line(w, n, &s);
+		if (err)
+			sayf("plan error: %s:%d: %s (%s)", path, lineno, err, w[0]);
+	}
+	return 0;
+}
+
+/*
+ * What the steps that run Debian's userspace (the GPIO selftests, the
+ * storms) need: /tmp, configfs, and busybox's applets (its sh, modprobe...).
+ */
+static void userspace(void)
+{
+	char *const install[] = { "/bin/busybox", "--install", "-s", "/bin", NULL };
+
+	mkdir("/tmp", 01777);
+	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
+	mount("configfs", "/sys/kernel/config", "configfs", 0, NULL);
+	runv(install);
+}
+
+static void run_step(const struct plan_step *s)
+{
+	const struct plan_module *m;
+	char up[32], what[80];
+	int i, ret;
+
+	read_uptime(up, sizeof(up));
+	sayf("step %s begin at uptime %s", s->name, up);
+	for (i = 0; i < s->nload; i++) {
+		m = &s->load[i];
+		if (m->params) {
+			if (loadp(m->name, m->params))
+				sayf("step %s load %s failed: %s", s->name, m->name,
+				     strerror(errno));
+			else
+				sayf("step %s loaded %s", s->name, m->name);
+		} else {
+			char *const argv[] = { "/bin/modprobe", (char *)m->name, NULL };
+
+			ret = runv(argv);
+			if (ret)
+				sayf("step %s modprobe %s failed: exit status %d",
+				     s->name, m->name, ret);
+		}
+	}
+	if (s->argv[0]) {
+		snprintf(what, sizeof(what), "step %s", s->name);
+		ret = s->secs > 0 ? runv_bounded(s->argv, s->secs, what) : runv(s->argv);
+		sayf("step %s exit status %d", s->name, ret);
+	}
+	for (i = 0; i < s->nunload; i++) {
+		if (syscall(SYS_delete_module, s->unload[i], O_NONBLOCK))
+			sayf("step %s unload %s failed: %s", s->name, s->unload[i],
+			     strerror(errno));
+		else
+			sayf("step %s unloaded %s", s->name, s->unload[i]);
+	}
+	sayf("step %s end", s->name);
+}
+
+static void run_plan(const char *path)
+{
+	int i, set_up = 0;
+
+	if (read_plan(path))
+		return;
+	for (i = 0; i < nsteps; i++) {
+		if (steps[i].userspace && !set_up) {
+			userspace();
+			set_up = 1;
+		}
+		run_step(&steps[i]);
+	}
 }
 
 /*
@@ -211,9 +385,6 @@ static void gpio_bench_stage(void)
 
 int main(void)
 {
-	char msg[128];
-	int ret;
-
 	mkdir("/proc", 0755);
 	mkdir("/sys", 0755);
 	mount("proc", "/proc", "proc", 0, NULL);
@@ -237,36 +408,8 @@ int main(void)
 		load("/revocable_bench.ko");
 	}
 
-	if (access("/revocable_selftest", F_OK) == 0) {
-		if (load("/revocable_test.ko")) {
-			perror("INIT: loading revocable_test.ko");
-			say("module load failed");
-		} else {
-			say("revocable_test.ko loaded");
-		}
-		ret = run("/revocable_selftest");
-		snprintf(msg, sizeof(msg), "selftest exit status %d", ret);
-		say(msg);
-		if (syscall(SYS_delete_module, "revocable_test", O_NONBLOCK))
-			perror("INIT: unloading revocable_test");
-		else
-			say("revocable_test unloaded");
-	}
-
-	if (access("/revocable_fops_selftest", F_OK) == 0) {
-		if (load("/revocable_fops_test.ko"))
-			perror("INIT: loading revocable_fops_test.ko");
-		ret = run("/revocable_fops_selftest");
-		snprintf(msg, sizeof(msg), "fops selftest exit status %d", ret);
-		say(msg);
-		if (syscall(SYS_delete_module, "revocable_fops_test", O_NONBLOCK))
-			perror("INIT: unloading revocable_fops_test");
-		else
-			say("revocable_fops_test unloaded");
-	}
-
-	if (access("/bin/busybox", F_OK) == 0)
-		gpio_stage();
+	if (access("/plan", F_OK) == 0)
+		run_plan("/plan");
 
 	say("done, powering off");
 	sync();

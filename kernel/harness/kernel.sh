@@ -214,11 +214,16 @@ build() {
 	(cd "$ksrc" && kmake Image modules) || die "kernel build failed"
 }
 
-# initramfs FILE...: a static init plus FILE... (paths) at the root.
+# initramfs [-r TREE] FILE...: a static init plus FILE... (paths) at the
+# root; with -r, the directory TREE as a second archive over it.
 initramfs() {
-	local ir=$kdir/initramfs f
+	local ir=$kdir/initramfs f tree=''
 
-	stage "building the initramfs (static aarch64 init, $(printf '%s ' "${@##*/}"))"
+	if [ "${1:-}" = -r ]; then
+		tree=$2
+		shift 2
+	fi
+	stage "building the initramfs (static aarch64 init, $(printf '%s ' "${@##*/}")${tree:+"+ ${tree##*/}/"})"
 	rm -rf "$ir"
 	mkdir -p "$ir"
 	aarch64-linux-gnu-gcc -static -O2 -Wall -o "$ir/init" "$repo/kernel/guest/init.c" ||
@@ -235,16 +240,20 @@ initramfs() {
 	done
 	[ -x "$out/usr/gen_init_cpio" ] || (cd "$ksrc" && kmake usr/gen_init_cpio >/dev/null)
 	"$out/usr/gen_init_cpio" "$ir/list" | gzip -9 > "$initrd"
+	if [ -n "$tree" ]; then
+		(cd "$tree" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -6 \
+			>> "$initrd" || die "packing $tree into the initramfs failed"
+	fi
 }
 
-# gpio_userspace: the userspace of the GPIO stage, in $kdir/gpio-root:
-# Debian's arm64 busybox-static, and bash with its libraries for the
-# selftests' #!/bin/bash scripts, downloaded with apt-get into a private apt
-# state under $kdir (the host's apt configuration is not touched); the
-# kernel's own tools/testing/selftests/gpio, built and installed by its
-# Makefile; our unplug storm; the kernel's modules with a depmod index.
+# gpio_userspace ROOT: what the plan's "userspace" steps (the converted
+# subsystems' GPIO selftests and storms) need, into ROOT: Debian's arm64
+# busybox-static, and bash with its libraries for the selftests'
+# #!/bin/bash scripts, downloaded with apt-get into a private apt state
+# under $kdir (the host's apt configuration is not touched); the kernel's
+# modules with a depmod index.
 gpio_userspace() {
-	local root=$kdir/gpio-root apt=$kdir/apt
+	local root=$1 apt=$kdir/apt
 	# busybox-static lacks seq (coreutils) and mountpoint (util-linux),
 	# which gpio-sim.sh uses; the libraries are what those need.
 	# evtest is the real evdev client the input storm runs at its end.
@@ -255,7 +264,7 @@ gpio_userspace() {
 		-o Dir::State::status=/dev/null -o Debug::NoLocking=1
 		-o APT::Sandbox::User=root) d
 
-	stage "GPIO stage: Debian arm64 packages ${pkgs[*]}"
+	stage "userspace: Debian arm64 packages ${pkgs[*]}"
 	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$kdir/debs"
 	if [ "$(cat "$kdir/debs/list" 2>/dev/null)" != "${pkgs[*]}" ]; then
 		rm -f "$kdir"/debs/*.deb "$kdir/debs/list"
@@ -265,83 +274,205 @@ gpio_userspace() {
 			die "apt-get download ${pkgs[*]} (arm64) failed"
 		echo "${pkgs[*]}" > "$kdir/debs/list"
 	fi
-	rm -rf "$root"
-	mkdir -p "$root"
 	for d in "$kdir"/debs/*.deb; do
 		dpkg-deb -x "$d" "$root" || die "dpkg-deb -x $d failed"
 	done
-	rm -rf "$root/usr/share" "$root/usr/lib/aarch64-linux-gnu/gconv"
+	rm -rf "${root:?}/usr/share" "$root/usr/lib/aarch64-linux-gnu/gconv"
 
-	(cd "$kdir/src" && kmake headers >/dev/null) || die "make headers failed"
-	echo "${STORM_SECONDS:-5}" > "$root/storm_seconds"
-	if has_opt CONFIG_GPIO_SIM=m; then
-		stage "GPIO stage: tools/testing/selftests/gpio and the unplug storm"
-		rm -rf "$kdir/ksft-gpio"
-		make -s -C "$kdir/src/tools/testing/selftests" TARGETS=gpio ARCH=arm64 \
-			CROSS_COMPILE=aarch64-linux-gnu- O="$kdir/ksft-gpio" \
-			KHDR_INCLUDES="-isystem $out/usr/include" LDFLAGS=-static \
-			INSTALL_PATH="$root/kselftest" install >/dev/null ||
-			die "building tools/testing/selftests/gpio failed"
-		storm_binary gpio_unplug_storm "$root"
-		build_module slow "$repo/kernel/guest/modules/gpio-slow"
-		cp "$kdir/mod-slow/gpio_slow_chip.ko" "$root/"
-	fi
-	if has_opt CONFIG_INPUT_UINPUT=y; then
-		stage "GPIO stage: the evdev unplug storm"
-		storm_binary evdev_unplug_storm "$root"
-	fi
-
-	stage "GPIO stage: modules_install with depmod"
-	(cd "$kdir/src" && kmake INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 \
+	stage "userspace: modules_install with depmod"
+	(cd "$ksrc" && kmake INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 \
 		modules_install >/dev/null) || die "modules_install failed"
-	(cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -6 \
-		>> "$kdir/initramfs.cpio.gz" || die "GPIO initramfs failed"
 }
 
-# storm_binary NAME ROOT: kernel/guest/NAME.c, a static arm64 program
-# built against the test kernel's headers, as ROOT/NAME.
+# storm_binary SRC OUT: SRC, a static arm64 program built against the test
+# kernel's headers and the kernel's kselftest.h, as OUT.
 storm_binary() {
 	aarch64-linux-gnu-gcc -static -O2 -Wall -pthread \
-		-I"$kdir/src/tools/testing/selftests" -isystem "$out/usr/include" \
-		-o "$2/$1" "$repo/kernel/guest/$1.c" || die "$1 build failed"
+		-I"$ksrc/tools/testing/selftests" -isystem "$out/usr/include" \
+		-o "$2" "$1" || die "${1##*/} build failed"
 }
 
-# storm_plan NAME: how many results kernel/guest/NAME.c's ksft plan has.
+# storm_plan FILE: the N of FILE's ksft_set_plan(N) (the plan's
+# "expect ksft-plan"); fails when FILE has none.
 storm_plan() {
-	sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' "$repo/kernel/guest/$1.c"
+	sed -n 's/.*ksft_set_plan(\([0-9]*\)).*/\1/p' "$1" |
+		awk '{ n += $1 } END { if (!NR) exit 1; print n }'
 }
 
-# has_opt CONFIG_X=v: the run's config fragments set it.
+# has_opt CONFIG_X=V | line=VERSION: the run's config fragments set
+# CONFIG_X=V (that exact line), or the run is on kernel line VERSION.
+# (grep reads the files itself: "cat | grep -q" under pipefail fails when
+# grep stops early and cat gets SIGPIPE.)
 has_opt() {
-	cat "${configs[@]}" | grep -qx "$1"
+	case $1 in
+	line=*) [ "$kver" = "${1#line=}" ] ;;
+	*) grep -qxF -- "$1" "${configs[@]}" ;;
+	esac
 }
 
-# gpio_tests: how many results the GPIO stage prints (0 without it): the
-# GPIO selftests and storm where gpio-sim is built, the evdev storm where
-# uinput is.
-gpio_tests() {
-	local n=0 t
+# plan_file repo:PATH|src:PATH: a file the plan names, in this checkout or
+# in the kernel tree under test; fails (on stderr) when it does not exist.
+plan_file() {
+	local p
 
-	if has_opt CONFIG_GPIO_SIM=m; then
-		for t in $(sed -n 's/^TEST_PROGS := //p' \
-			"$kdir/src/tools/testing/selftests/gpio/Makefile"); do
-			n=$((n + 1))
+	case $1 in
+	repo:?*) p=$repo/${1#repo:} ;;
+	src:?*) p=$ksrc/${1#src:} ;;
+	*)
+		echo "kernel/harness/plan: \"$1\" is neither repo:PATH nor src:PATH" >&2
+		return 1
+		;;
+	esac
+	[ -e "$p" ] || {
+		echo "kernel/harness/plan: $p does not exist" >&2
+		return 1
+	}
+	echo "$p"
+}
+
+# plan_count RULE...: the number an "expect" rule of the plan comes to
+# (N, lines REGEX FILE..., ksft-plan FILE, make-list VAR FILE); fails on
+# a rule it does not know or a missing file.
+plan_count() {
+	local f files=()
+
+	case $1 in
+	lines)
+		[ $# -ge 3 ] || return 1
+		for f in "${@:3}"; do
+			f=$(plan_file "$f") || return 1
+			files+=("$f")
 		done
-		n=$((n + $(storm_plan gpio_unplug_storm)))
-	fi
-	if has_opt CONFIG_INPUT_UINPUT=y; then
-		n=$((n + $(storm_plan evdev_unplug_storm)))
-	fi
-	echo $n
+		cat "${files[@]}" | grep -cE -- "$2" || true
+		;;
+	ksft-plan)
+		[ $# = 2 ] && f=$(plan_file "$2") && storm_plan "$f"
+		;;
+	make-list)
+		[ $# = 3 ] && f=$(plan_file "$3") &&
+			awk -v v="$2" '$1 == v && ($2 == ":=" || $2 == "=" || $2 == "+=") {
+				n += NF - 2 } END { print n + 0 }' "$f"
+		;;
+	*)
+		[ $# = 1 ] && [[ $1 =~ ^[0-9]+$ ]] && echo "$1"
+		;;
+	esac
 }
 
+# plan_resolve: kernel/harness/plan for this run (its header describes
+# it) into $kdir/plan: the blocks whose "if" lines hold, without them and
+# without the "put" lines, each with one "expect N", $STORM_SECONDS
+# replaced.  The enabled steps' "put" lines (GUEST HOW ARG) go into
+# plan_puts; plan_userspace is 1 when one of them says "userspace".
+plan_resolve() {
+	local src=$repo/kernel/harness/plan no=0 on=0 us=0 head='' n c r w a
+	local body=() rules=() puts=() res=()
+
+	[ -f "$src" ] || die "no $src"
+	plan_puts=()
+	plan_userspace=0
+	res=("# kernel/harness/plan resolved for $kver (${configs[*]##*/}), STORM_SECONDS=${STORM_SECONDS:-5}")
+	while read -ra w; do
+		no=$((no + 1))
+		w=("${w[@]//\$STORM_SECONDS/${STORM_SECONDS:-5}}")
+		case ${w[0]:-#} in
+		'#'*)
+			continue
+			;;
+		kunit | step | .)
+			if [ -n "$head" ] && [ $on = 1 ]; then
+				n=0
+				for r in "${rules[@]}"; do
+					read -ra a <<< "$r"
+					if ! c=$(plan_count "${a[@]}") || ! [[ $c =~ ^[0-9]+$ ]]; then
+						die "kernel/harness/plan: cannot count \"expect $r\" ($head)"
+					fi
+					n=$((n + c))
+				done
+				res+=("$head" "${body[@]}" "	expect $n")
+				plan_puts+=("${puts[@]}")
+				[ $us = 0 ] || plan_userspace=1
+			fi
+			case ${w[0]}:${#w[@]} in
+			kunit:2 | step:3 | .:1) ;;
+			*) die "kernel/harness/plan:$no: usage: kunit SUITE, step NAME SECTION" ;;
+			esac
+			head=${w[*]} on=1 us=0 body=() rules=() puts=()
+			;;
+		if)
+			[ ${#w[@]} = 2 ] || die "kernel/harness/plan:$no: usage: if CONFIG_X=V|line=VERSION"
+			has_opt "${w[1]}" || on=0
+			;;
+		expect)
+			rules+=("${w[*]:1}")
+			;;
+		put)
+			[ ${#w[@]} = 4 ] || die "kernel/harness/plan:$no: usage: put GUEST HOW ARG"
+			puts+=("${w[*]:1}")
+			;;
+		userspace | load | modprobe | run | unload | format)
+			[ "${w[0]}" != userspace ] || us=1
+			[ "${head%% *}" = step ] ||
+				die "kernel/harness/plan:$no: ${w[0]} outside a step"
+			body+=("	${w[*]}")
+			;;
+		*)
+			die "kernel/harness/plan:$no: \"${w[0]}\" is not a directive"
+			;;
+		esac
+	done < <(cat "$src"; echo .)
+	printf '%s\n' "${res[@]}" > "$kdir/plan"
+}
+
+# plan_put ROOT GUEST HOW ARG: one of the plan's "put" lines, built as
+# ROOT/GUEST (modules and the kernel's headers once per run: plan_built).
+plan_put() {
+	local root=$1 guest=$2 how=$3 f
+
+	mkdir -p "$(dirname "$root$guest")"
+	if [ "$how" = storm ] || [ "$how" = kselftests ]; then
+		if [ -z "${plan_built[headers]:-}" ]; then
+			(cd "$ksrc" && kmake headers >/dev/null) || die "make headers failed"
+			plan_built[headers]=1
+		fi
+	fi
+	case $how in
+	module)
+		f=$(plan_file "$4") || die "put $guest: no $4"
+		if [ -z "${plan_built[$f]:-}" ]; then
+			build_module "${f##*/}" "$f"
+			plan_built[$f]=1
+		fi
+		cp "$kdir/mod-${f##*/}/${guest##*/}" "$root$guest" ||
+			die "put $guest: the $4 module build has no ${guest##*/}"
+		;;
+	selftest)
+		f=$(plan_file "$4") || die "put $guest: no $4"
+		selftest_binary "$f" "$root$guest"
+		;;
+	storm)
+		f=$(plan_file "$4") || die "put $guest: no $4"
+		storm_binary "$f" "$root$guest"
+		;;
+	kselftests)
+		stage "building tools/testing/selftests/$4 into $guest"
+		rm -rf "$kdir/ksft-$4"
+		make -s -C "$ksrc/tools/testing/selftests" TARGETS="$4" ARCH=arm64 \
+			CROSS_COMPILE=aarch64-linux-gnu- O="$kdir/ksft-$4" \
+			KHDR_INCLUDES="-isystem $out/usr/include" LDFLAGS=-static \
+			INSTALL_PATH="$root$guest" install >/dev/null ||
+			die "building tools/testing/selftests/$4 failed"
+		;;
+	*)
+		die "put $guest: \"$how\" is not module, selftest, storm or kselftests"
+		;;
+	esac
+}
+
+# selftest_binary SRC OUT: SRC, a kselftest_harness.h program, static, as OUT.
 selftest_binary() {
 	aarch64-linux-gnu-gcc -static -O2 -Wall -D_GNU_SOURCE -pthread \
-		-o "$kdir/revocable_selftest" "$kdir/src/$sel/revocable_test.c" ||
-		die "kselftest build failed"
-	aarch64-linux-gnu-gcc -static -O2 -Wall -D_GNU_SOURCE -pthread \
-		-o "$kdir/revocable_fops_selftest" "$kdir/src/$sel/revocable_fops_test.c" ||
-		die "kselftest (file operations) build failed"
+		-o "$2" "$1" || die "kselftest ${1##*/} build failed"
 }
 
 # qemu_failed: QEMU itself refused to start (a missing firmware or ROM
@@ -474,33 +605,40 @@ judge_bench() {
 	python3 "$repo/kernel/harness/parse_bench.py" "$log" "$kdir/bench.json"
 }
 
+# judge: the console against the resolved plan ($kdir/plan, the guest's
+# /plan): its KUnit suites and steps, and how many results each must have.
 judge() {
-	local kunit selftest gpio
+	local want
 
-	kunit=$(cat "$repo"/kernel/upstream/drivers/base/revocable_test.c \
-		"$repo"/kernel/upstream/drivers/base/revocable_fops_test.c |
-		grep -c 'KUNIT_CASE(')
-	# The input core's own suite, on the converted evdev's kernel.
-	if has_opt CONFIG_INPUT_KUNIT_TEST=y; then
-		kunit=$((kunit + $(grep -c 'KUNIT_CASE(' "$ksrc/drivers/input/tests/input_test.c")))
-	fi
-	selftest=$(cat "$repo/kernel/upstream/$sel/revocable_test.c" \
-		"$repo/kernel/upstream/$sel/revocable_fops_test.c" | grep -cE '^TEST_F(_TIMEOUT)?\(')
-	gpio=$(gpio_tests)
-	stage "parsing the console (expecting $kunit KUnit, $selftest kselftest and $gpio subsystem (GPIO, evdev) results)"
-	python3 "$repo/kernel/harness/parse_console.py" "$log" "$kunit" "$selftest" "$repo" "$gpio"
+	want=$(awk '$1 == "kunit" { s = "KUnit" } $1 == "step" { s = $3 }
+		$1 == "expect" { n[s] += $2 }
+		END { printf "%d KUnit, %d kselftest and %d subsystems",
+			n["KUnit"], n["kselftest"], n["subsystems"] }' "$kdir/plan")
+	stage "parsing the console against the plan (expecting $want results)"
+	python3 "$repo/kernel/harness/parse_console.py" "$log" "$kdir/plan" "$repo"
 }
 
+# test_run: the QEMU test run of kernel/harness/plan: its enabled steps'
+# files in $kdir/guest-root (with the Debian userspace when a step needs
+# it), the resolved plan as /plan, one boot, the judge.
 test_run() {
+	local root=$kdir/guest-root p a
+	local -A plan_built=()
+
 	patches
 	apply
 	configure
 	build
-	build_module test "$kdir/src/$sel/test_modules"
-	selftest_binary
-	initramfs "$kdir/mod-test/revocable_test.ko" "$kdir/revocable_selftest" \
-		"$kdir/mod-test/revocable_fops_test.ko" "$kdir/revocable_fops_selftest"
-	[ "$(gpio_tests)" = 0 ] || gpio_userspace
+	plan_resolve
+	stage "plan: $(awk '$1 == "step" { printf "%s ", $2 }' "$kdir/plan")(kernel/harness/plan resolved into $kdir/plan)"
+	rm -rf "$root"
+	mkdir -p "$root"
+	[ "$plan_userspace" = 0 ] || gpio_userspace "$root"
+	for p in "${plan_puts[@]}"; do
+		read -ra a <<< "$p"
+		plan_put "$root" "${a[@]}"
+	done
+	initramfs -r "$root" "$kdir/plan"
 	boot
 	judge
 }

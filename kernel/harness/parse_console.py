@@ -1,37 +1,39 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Judge a QEMU console log of the revocable test kernel.
+"""Judge a QEMU console log of the revocable test kernel against its plan.
 
-Counts the KUnit and kselftest TAP results, and fails the run on any
-failed or missing test, or on any sign of a kernel bug: BUG: (which
-includes KASAN reports), a lockdep splat, WARNING: (except inside the markers a test
-prints around a warning it provokes on purpose), a hung task, an Oops,
-a panic, or a run that did not reach the end.  The last line printed is
-"N passed, N failed".
+usage: parse_console.py CONSOLE.log PLAN [REPO]
 
-usage: parse_console.py CONSOLE.log N_KUNIT N_SELFTEST [REPO [N_GPIO]]
+PLAN is kernel/harness/plan as kernel/harness/kernel.sh resolved it for
+the run (the initramfs's /plan, which kernel/guest/init.c ran): the KUnit
+suites that report during boot ("kunit SUITE"), the steps init runs after
+it ("step NAME SECTION"), and how many results each must have ("expect
+N").  A suite's results are the indented TAP lines after "# Subtest:
+SUITE", up to the suite's own result; a step's are the TAP lines between
+"INIT: step NAME begin" and "INIT: step NAME end", read as its "format"
+says (harness: kselftest_harness.h's "ok N FIXTURE.TEST" at any depth;
+tap: top-level "ok N DESCRIPTION", named up to a " # " directive).  The
+summary adds the steps up by SECTION (kselftest, subsystems).
 
-N_GPIO results are expected from the stage of the converted subsystems
-(where gpio-sim is built, the kernel's own tools/testing/selftests/gpio
-through its kselftest runner and the GPIO unplug storm; where uinput is,
-the evdev unplug storm), printed between "INIT: gpio tests begin" and
-"INIT: gpio tests end"; its own WARNINGs count like any other.  The
-summary calls them "subsystems".
+The run fails on any failed, skipped or missing result, on a step that did
+not run, whose module did not load or whose program init killed at its
+bound, on a line of /plan that init did not understand, and on any sign
+of a kernel bug: BUG: (which includes KASAN reports), a lockdep splat,
+WARNING: (except inside the markers a test prints around a warning it
+provokes on purpose), a hung task, an Oops, a panic, a refcount_t warning,
+or a run that did not reach the end.  The last line printed is "N passed,
+N failed".
 
 A KCSAN report fails the run when a function it names is ours (appears in
-REPO's lib/ or kernel/ sources); a report between two core-kernel functions
-(the timekeeping fast path's seqcount latch, for one) is printed as a note
-and not counted: it is not this project's race, and failing on it would
-make the run fail at random.
+REPO's lib/revocable.[ch] or kernel/**/*.c); a report between two
+core-kernel functions (the timekeeping fast path's seqcount latch, for
+one) is printed as a note and not counted: it is not this project's race,
+and failing on it would make the run fail at random.
 """
 import glob
 import os
 import re
 import sys
-
-EXPECTED_KUNIT = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-EXPECTED_SELFTEST = int(sys.argv[3]) if len(sys.argv) > 3 else 1
-EXPECTED_GPIO = int(sys.argv[5]) if len(sys.argv) > 5 else 0
 
 BAD = [
     (re.compile(r"\bBUG:"), "BUG"),
@@ -45,12 +47,50 @@ BAD = [
 WARN = re.compile(r"WARNING:")
 TAP = re.compile(r"^\s*(ok|not ok) (\d+) (\S+)(.*)$")
 KCSAN = re.compile(r"BUG: KCSAN: [a-z-]+ in (.*)$")
+SUBTEST = re.compile(r"^\s*# Subtest: (\S+)\s*$")
+STEP = re.compile(r"^INIT: step (\S+) (begin|end)\b")
+# What init prints when a step could not do its part.
+STEP_FAILED = re.compile(r"^INIT: step (\S+) ((?:load|modprobe) \S+ failed.*|killed after .*)$")
+STEP_NOTE = re.compile(r"^INIT: step (\S+) (unload \S+ failed.*)$")
+PLAN_ERROR = re.compile(r"^INIT: plan error")
+# The summary's columns, in this order, then any other section of the plan.
+SECTIONS = ["kselftest", "subsystems"]
+FORMATS = ("harness", "tap")
+
+
+def fatal(msg):
+    """A judge that cannot judge fails the run, with the usual last line."""
+    print(msg)
+    print("0 passed, 1 failed")
+    sys.exit(1)
+
+
+def read_plan(path):
+    """The resolved plan's KUnit suites and steps, in order."""
+    suites, steps, block = {}, {}, None
+    for n, raw in enumerate(open(path), 1):
+        w = raw.split()
+        if not w or w[0].startswith("#"):
+            continue
+        if w[0] == "kunit" and len(w) == 2:
+            block = suites[w[1]] = {"expect": 0}
+        elif w[0] == "step" and len(w) == 3:
+            block = steps[w[1]] = {"section": w[2], "format": "tap", "expect": 0}
+        elif block is None:
+            fatal(f"{path}:{n}: {w[0]} before the first kunit or step")
+        elif w[0] == "expect" and len(w) == 2 and w[1].isdigit():
+            block["expect"] += int(w[1])
+        elif w[0] == "format" and len(w) == 2 and w[1] in FORMATS and "format" in block:
+            block["format"] = w[1]
+        elif w[0] in ("expect", "format", "kunit", "step"):
+            fatal(f"{path}:{n}: not a resolved plan line: {raw.strip()}")
+    return suites, steps
 
 
 def our_identifiers(repo):
     """Every identifier in the C sources that become the kernel series."""
     names = set()
-    files = [os.path.join(repo, "lib", "revocable.c"), os.path.join(repo, "lib", "revocable.h")]
+    files = glob.glob(os.path.join(repo, "lib", "revocable.[ch]"))
     files += glob.glob(os.path.join(repo, "kernel", "**", "*.c"), recursive=True)
     for f in files:
         names.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", open(f, errors="replace").read()))
@@ -63,13 +103,18 @@ def kcsan_is_ours(title, ours):
 
 
 def main():
+    if len(sys.argv) not in (3, 4):
+        fatal("usage: parse_console.py CONSOLE.log PLAN [REPO]")
+    suites, steps = read_plan(sys.argv[2])
     text = open(sys.argv[1], errors="replace").read()
     lines = [re.sub(r"^\[\s*\d+\.\d+\]\s?", "", l) for l in text.splitlines()]
     problems = []
     in_expected = False
-    section = None
-    kunit, selftest, gpio = {}, {}, {}
-    ours = our_identifiers(sys.argv[4]) if len(sys.argv) > 4 else None
+    suite = step = None
+    kunit = {s: {} for s in suites}
+    results = {s: {} for s in steps}
+    begun = set()
+    ours = our_identifiers(sys.argv[3]) if len(sys.argv) > 3 else None
     notes = []
     for line in lines:
         m = KCSAN.search(line)
@@ -88,46 +133,76 @@ def main():
                 problems.append(f"{what}: {line.strip()}")
         if WARN.search(line) and not in_expected:
             problems.append(f"unexpected warning: {line.strip()}")
-        if "# Subtest: revocable" in line or "# Subtest: input_core" in line:
-            section = "kunit"
-        if line.startswith("INIT: revocable_test.ko loaded"):
-            section = "selftest"
-        if line.startswith("INIT: gpio tests begin"):
-            section = "gpio"
-        if line.startswith("INIT: gpio tests end"):
-            section = None
+        if PLAN_ERROR.match(line):
+            problems.append(line.strip())
+        m = STEP_FAILED.match(line)
+        if m:
+            problems.append(f"step {m.group(1)}: {m.group(2)}")
+        m = STEP_NOTE.match(line)
+        if m:
+            notes.append(f"step {m.group(1)}: {m.group(2)}")
+        m = SUBTEST.match(line)
+        if m and m.group(1) in suites:
+            suite, step = m.group(1), None
+        m = STEP.match(line)
+        if m:
+            suite = None
+            step = m.group(1) if m.group(2) == "begin" and m.group(1) in steps else None
+            if m.group(2) == "begin":
+                begun.add(m.group(1))
+                if m.group(1) not in steps:
+                    problems.append(f"step {m.group(1)} is not in the plan")
         m = TAP.match(line)
-        if m and section:
+        if m and (suite or step):
             ok, name, rest = m.group(1) == "ok", m.group(3), m.group(4)
             if "# SKIP" in rest:
                 problems.append(f"skipped: {name}")
-            if section == "kunit" and line.startswith("    "):
-                kunit[name] = ok
-            elif section == "selftest" and "." in name:
-                selftest[name] = ok
-            elif section == "gpio" and not line.startswith(" "):
-                gpio[(name + rest).split(" # ")[0].strip()] = ok
+            if suite:
+                if line.startswith("    "):
+                    kunit[suite][name] = ok
+                elif not line.startswith(" "):
+                    # The suite's own result closes it.
+                    suite = None
+            elif steps[step]["format"] == "harness":
+                if "." in name:
+                    results[step][name] = ok
+            elif not line.startswith(" "):
+                results[step][(name + rest).split(" # ")[0].strip()] = ok
     if not any("INIT: done" in l for l in lines):
         problems.append("the run did not reach the end (timeout or crash)")
-    if len(kunit) < EXPECTED_KUNIT:
-        problems.append(f"only {len(kunit)} KUnit results, expected {EXPECTED_KUNIT}")
-    if len(selftest) < EXPECTED_SELFTEST:
-        problems.append(f"only {len(selftest)} selftest results, expected {EXPECTED_SELFTEST}")
-    if len(gpio) < EXPECTED_GPIO:
-        problems.append(f"only {len(gpio)} subsystem results, expected {EXPECTED_GPIO}")
-    for name, ok in sorted({**kunit, **selftest, **gpio}.items()):
+    for s, plan in suites.items():
+        if len(kunit[s]) < plan["expect"]:
+            problems.append(f"only {len(kunit[s])} KUnit results from suite {s}, "
+                            f"expected {plan['expect']}")
+    for s, plan in steps.items():
+        if s not in begun:
+            problems.append(f"step {s} did not run")
+        elif len(results[s]) < plan["expect"]:
+            problems.append(f"only {len(results[s])} results from step {s}, "
+                            f"expected {plan['expect']}")
+    every = {}
+    for d in list(kunit.values()) + list(results.values()):
+        every.update(d)
+    for name, ok in sorted(every.items()):
         print(f"{'ok    ' if ok else 'FAILED'} {name}")
     for n in notes:
         print(f"note: {n}")
     for p in problems:
         print(f"PROBLEM: {p}")
-    passed = sum(kunit.values()) + sum(selftest.values()) + sum(gpio.values())
+    columns = {"KUnit": [0, 0]}
+    columns.update({s: [0, 0] for s in SECTIONS})
+    for d in kunit.values():
+        columns["KUnit"][0] += sum(d.values())
+        columns["KUnit"][1] += len(d)
+    for s, d in results.items():
+        col = columns.setdefault(steps[s]["section"], [0, 0])
+        col[0] += sum(d.values())
+        col[1] += len(d)
+    passed = sum(c[0] for c in columns.values())
     # Each problem counts as a failure, so the last line alone tells.
-    failed = len(kunit) + len(selftest) + len(gpio) - passed + len(problems)
-    print(f"KUnit: {sum(kunit.values())}/{len(kunit)}, "
-          f"kselftest: {sum(selftest.values())}/{len(selftest)}, "
-          f"subsystems: {sum(gpio.values())}/{len(gpio)}, "
-          f"problems: {len(problems)}")
+    failed = sum(c[1] for c in columns.values()) - passed + len(problems)
+    print(", ".join(f"{s}: {c[0]}/{c[1]}" for s, c in columns.items()) +
+          f", problems: {len(problems)}")
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if problems or failed else 0)
 
