@@ -342,8 +342,8 @@ static void bench_access(bool quick)
 	if (so_loaded) {
 		report("p1_so_access_vs_urcu_call", ".so access / liburcu called, 1 thread",
 		       res[P_SO_REF][0].ns_op / res[P_URCU_OUTLINE][0].ns_op,
-		       "<= 1x (0.66x before _LGPL_SOURCE)");
-		printf("  %-46s %7.2f ns (before _LGPL_SOURCE: 10.7 ns)\n",
+		       "<= 1x");
+		printf("  %-46s %7.2f ns\n",
 		       ".so access round trip, 1 thread", res[P_SO_REF][0].ns_op);
 		json_num("p1_so_access_ns", res[P_SO_REF][0].ns_op);
 	}

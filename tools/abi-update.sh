@@ -4,7 +4,7 @@
 # "abi" test compares against (abi/librevocable.so.1.abi).  Run it only
 # together with a change the ABI policy allows: additions under a new
 # version node, or an incompatible change with a new SONAME (and then the
-# baseline's file name follows the SONAME).  See README, "ABI".
+# baseline's file name follows the SONAME).  See docs/design.md, "The inline fast path and the ABI".
 #
 # usage: tools/abi-update.sh [BUILD_DIR]   (default build)
 set -eu

@@ -103,14 +103,14 @@ preflight() {
 	[ -f /usr/include/openssl/ssl.h ] || miss+=(libssl-dev)
 	[ -f /usr/include/libelf.h ] || miss+=(libelf-dev)
 	[ ${#miss[@]} = 0 ] ||
-		die "missing packages: ${miss[*]} (apt-get install them; see README)"
+		die "missing packages: ${miss[*]} (apt-get install them: .ci/install installs all the project needs)"
 }
 
 tarball() {
 	local t
 	t=$(dpkg -L "linux-source-$kver" 2>/dev/null | grep -F "/linux-source-$kver.tar.xz" | head -n 1)
 	[ -n "$t" ] || t=/usr/src/linux-source-$kver.tar.xz
-	[ -f "$t" ] || die "linux-source-$kver is not installed (see README)"
+	[ -f "$t" ] || die "linux-source-$kver is not installed (.ci/install installs it)"
 	echo "$t"
 }
 
@@ -496,7 +496,7 @@ qemu_failed() {
 
 # The machine gets only what the run needs: -nodefaults and -nic none
 # drop QEMU's default devices (the virtio NIC of -M virt loads an option
-# ROM from ipxe-qemu, which the README's install line does not bring in).
+# ROM from ipxe-qemu, which .ci/packages does not bring in).
 boot() {
 	local timeout=${QEMU_TIMEOUT:-900} rc=0
 
