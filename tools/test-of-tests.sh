@@ -60,7 +60,7 @@ SERIES_CHECK=0 "$scratch/kernel/harness/kernel.sh" "$flow" "$scratch" "$kdir" ||
 echo "flow exit status $rc after $(($(date +%s) - t0)) s"
 grep -E 'BUG: KASAN|unexpected: |not ok|still blocked|storm_' "$kdir/console.log" | head -n 20 || true
 # How long the storm ran before the first report (gpio), or when it came.
-awk '/INIT: gpio unplug storm begins at uptime/ && !t0 { t0 = $NF }
+awk '/INIT: step (gpio|evdev)-storm begin at uptime/ && !t0 { t0 = $NF }
      /^\[.*BUG: KASAN/ && t0 && !done { gsub(/[][]/, ""); done = 1;
 	printf "first failure %.1f s into the storm\n", $1 - t0 }' "$kdir/console.log"
 grep -m1 -E '^\[ *[0-9.]+\] BUG: KASAN' "$kdir/console.log" | sed 's/^/first report: /' || true

@@ -64,7 +64,6 @@ case $kver in
 esac
 log=$kdir/console.log
 stamps=$kdir/stamps
-sel=tools/testing/selftests/drivers/base/revocable
 
 kmake() {
 	make -s ARCH=arm64 "CROSS_COMPILE=$cross" O="$out" -j"$jobs" "$@"
