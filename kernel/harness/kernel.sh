@@ -4,7 +4,7 @@
 # The kernel flow behind "ninja -C build kernel-patches" and
 # "ninja -C build kernel-qemu".
 #
-# usage: kernel.sh patches|series-update|qemu|qemu-kcsan|bench|bench-gpio|bench-evdev REPO KDIR
+# usage: kernel.sh patches|series-update|qemu|qemu-stock|qemu-kcsan|bench|bench-gpio|bench-evdev REPO KDIR
 #        kernel.sh patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR
 #   REPO  this project's checkout
 #   KDIR  working directory in the build dir (never in the repo), one per
@@ -21,6 +21,7 @@
 #         console.log, initramfs/ ...
 #
 # Environment: QEMU_TIMEOUT (seconds, default 900), JOBS (default nproc),
+# SERIES_UPTO=N (qemu-stock: apply only the first N patches, default 0),
 # SERIES_CHECK=0 (build from lib/ and kernel/upstream/ even where the
 # committed series differs: tools/test-of-tests.sh's scratch edits),
 # STORM_SECONDS (length of the GPIO unplug storm, default 5).
@@ -54,11 +55,11 @@ initrd=$kdir/initramfs.cpio.gz
 cfgdir=$repo/kernel/harness/configs
 case $kver in
 6.12)
-	configs=("$cfgdir/revocable.config" "$cfgdir/revocable-conv.config")
+	configs=("$cfgdir/qemu.config" "$cfgdir/revocable.config" "$cfgdir/revocable-conv.config")
 	series=$repo/kernel/series/series
 	;;
 *)
-	configs=("$cfgdir/revocable.config" "$cfgdir/revocable-$kver.config")
+	configs=("$cfgdir/qemu.config" "$cfgdir/revocable.config" "$cfgdir/revocable-$kver.config")
 	series=$repo/kernel/series-$kver/series
 	;;
 esac
@@ -167,19 +168,24 @@ patches() {
 	stage "series ready in $kdir/patches"
 }
 
+# apply: the series (its first $SERIES_UPTO patches when that is set) on a
+# clean copy of the pristine tree in src/, unless src/ has it already.
 apply() {
-	local sum
+	local sum p=()
 
-	sum=$(cat "$kdir"/patches/*.patch | sha256sum | cut -d' ' -f1)
+	mapfile -t p < <(ls "$kdir"/patches/*.patch)
+	p=("${p[@]:0:${SERIES_UPTO:-${#p[@]}}}")
+	sum=$( (echo "${#p[@]}"; cat /dev/null "${p[@]}") | sha256sum | cut -d' ' -f1)
 	if [ "$(cat "$stamps/applied" 2>/dev/null)" = "$sum" ]; then
 		stage "series unchanged since last applied"
 		return
 	fi
-	stage "applying the series with git am to a clean copy"
+	stage "applying ${#p[@]} patches of the series with git am to a clean copy"
 	git -C "$kdir/src" checkout -q -f --detach pristine
 	git -C "$kdir/src" clean -q -fdx
-	git -C "$kdir/src" -c user.name=librevocable -c user.email=librevocable@localhost \
-		am -q "$kdir"/patches/*.patch
+	[ ${#p[@]} = 0 ] ||
+		git -C "$kdir/src" -c user.name=librevocable -c user.email=librevocable@localhost \
+			am -q "${p[@]}"
 	echo "$sum" > "$stamps/applied"
 }
 
@@ -664,6 +670,16 @@ series-update)
 qemu)
 	test_run
 	;;
+qemu-stock)
+	# Stock 6.12 (SERIES_UPTO=0, the default) or stock with the first N
+	# patches (SERIES_UPTO=4: the gpiolib fixes), without revocable: the
+	# conversions' stages judge the fixes on their own.
+	SERIES_UPTO=${SERIES_UPTO:-0}
+	out=$kdir/out-stock
+	configs=("$cfgdir/qemu.config" "$cfgdir/revocable-conv.config")
+	log=$kdir/console-stock-$SERIES_UPTO.log
+	test_run
+	;;
 qemu-kcsan)
 	out=$kdir/out-kcsan
 	configs=("$cfgdir/revocable-kcsan.config")
@@ -689,7 +705,7 @@ bench)
 	judge_bench
 	;;
 *)
-	echo "usage: $0 patches|series-update|qemu|qemu-kcsan|bench|bench-gpio|bench-evdev|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
+	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|bench|bench-gpio|bench-evdev|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
 	exit 2
 	;;
 esac
