@@ -43,6 +43,10 @@
 
 struct srcu_struct *compat_srcu_domains[COMPAT_SRCU_MAX_DOMAINS];
 
+/* <revocable.h>'s inline accessors reach the reader's part by a cast. */
+static_assert(offsetof(struct srcu_struct, reader) == 0,
+	      "struct srcu_struct must start with its reader's part");
+
 /*
  * Whether no registered thread is inside a section of @ssp counted under
  * index @idx.  A section begins and ends in one thread, whose counters only
@@ -55,13 +59,16 @@ struct srcu_struct *compat_srcu_domains[COMPAT_SRCU_MAX_DOMAINS];
 static bool srcu_idx_drained(struct srcu_struct *ssp, int idx)
 {
 	const struct compat_thread *t;
-	const struct compat_srcu_counts *c;
+	const struct __revocable_slot *c;
 	unsigned long unlocks;
 	bool drained = true;
 
 	compat_registry_lock();
 	compat_for_each_thread(t) {
-		c = &t->srcu[ssp->id];
+		/* No slot yet: the thread never entered the domain. */
+		c = compat_thread_slot(t, ssp->reader.id);
+		if (!c)
+			continue;
 		/* Acquire: pairs with the TSan build's release in unlock. */
 		unlocks = __atomic_load_n(&c->unlock[idx], __ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&c->lock[idx], __ATOMIC_ACQUIRE) != unlocks) {
@@ -120,18 +127,18 @@ int __init_srcu_struct(struct srcu_struct *ssp, const char *name)
 	int id;
 
 	memset(ssp, 0, sizeof(*ssp));
-	ssp->id = -1;
+	ssp->reader.id = -1;
 	ssp->name = name;
 	compat_registry_lock();
 	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++) {
 		if (!compat_srcu_domains[id]) {
 			compat_srcu_domains[id] = ssp;
-			ssp->id = id;
+			ssp->reader.id = id;
 			break;
 		}
 	}
 	compat_registry_unlock();
-	if (ssp->id < 0)
+	if (ssp->reader.id < 0)
 		return -ENOMEM;
 
 	pthread_mutex_init(&ssp->gp_lock, NULL);
@@ -180,7 +187,7 @@ unsigned long compat_srcu_gp_count(void)
  * that keep arriving cannot hold off the second wait; readers that still
  * count under the old index after it began after (1) and are harmless,
  * and there are finitely many.  Old readers may count under either index
- * (they read srcu_idx before an earlier flip), hence both waits.  The
+ * (they read the index before an earlier flip), hence both waits.  The
  * model (model/srcu.pml) checks this counting; TSan follows it through the
  * release/acquire pair on the unlock counter.
  */
@@ -191,10 +198,10 @@ static void srcu_grace_period(struct srcu_struct *ssp,
 
 	pthread_mutex_lock(&ssp->gp_lock);
 	compat_mb_all_threads();			/* (1) */
-	idx = READ_ONCE(ssp->srcu_idx) & 1;
+	idx = READ_ONCE(ssp->reader.idx) & 1;
 	srcu_wait_idx(ssp, idx ^ 1, rep);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	WRITE_ONCE(ssp->srcu_idx, ssp->srcu_idx + 1);
+	WRITE_ONCE(ssp->reader.idx, ssp->reader.idx + 1);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	srcu_wait_idx(ssp, idx, rep);
 	compat_mb_all_threads();			/* (2) */
@@ -270,7 +277,7 @@ static void *srcu_cb_worker(void *arg)
 	unsigned long n;
 	char name[16];
 
-	snprintf(name, sizeof(name), "srcu-cb-%d", ssp->id);
+	snprintf(name, sizeof(name), "srcu-cb-%d", ssp->reader.id);
 	pthread_setname_np(pthread_self(), name);
 	pthread_mutex_lock(&ssp->cb_lock);
 	for (;;) {
@@ -374,7 +381,7 @@ void cleanup_srcu_struct(struct srcu_struct *ssp)
 	const struct compat_thread *t;
 	long held;
 
-	if (WARN_ON(ssp->id < 0))
+	if (WARN_ON(ssp->reader.id < 0))
 		return;
 	srcu_barrier(ssp);
 	pthread_mutex_lock(&ssp->cb_lock);
@@ -388,16 +395,16 @@ void cleanup_srcu_struct(struct srcu_struct *ssp)
 	compat_registry_lock();
 	held = 0;
 	compat_for_each_thread(t)
-		held += compat_sections_held(t, ssp->id);
+		held += compat_sections_held(t, ssp->reader.id);
 	/*
 	 * Readers still inside: keep the slot reserved forever rather than
 	 * hand unbalanced counts to the next domain.
 	 */
 	if (!WARN(held, "cleanup_srcu_struct(%s): %ld readers still inside\n",
 		  ssp->name, held))
-		compat_srcu_domains[ssp->id] = NULL;
+		compat_srcu_domains[ssp->reader.id] = NULL;
 	compat_registry_unlock();
-	ssp->id = -1;
+	ssp->reader.id = -1;
 	pthread_mutex_destroy(&ssp->gp_lock);
 	pthread_mutex_destroy(&ssp->cb_lock);
 	pthread_cond_destroy(&ssp->cb_cond);
@@ -406,9 +413,10 @@ void cleanup_srcu_struct(struct srcu_struct *ssp)
 
 int srcu_read_lock_held(const struct srcu_struct *ssp)
 {
-	const struct compat_thread *t = compat_self;
+	const struct compat_thread *t = compat_thread_peek();
 
-	return t && ssp->id >= 0 && compat_sections_held(t, ssp->id) > 0;
+	return t && ssp->reader.id >= 0 &&
+	       compat_sections_held(t, ssp->reader.id) > 0;
 }
 
 void debug_show_all_locks(void)
@@ -441,7 +449,9 @@ void debug_show_all_locks(void)
 /* A callback that forks is inside the gate itself, and goes on in both. */
 static unsigned int cb_gate_own(void)
 {
-	return compat_self && compat_self->in_callback ? 1 : 0;
+	const struct compat_thread *self = compat_thread_peek();
+
+	return self && self->in_callback ? 1 : 0;
 }
 
 void compat_srcu_fork_prepare_callbacks(void)

@@ -22,7 +22,6 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <stddef.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -32,29 +31,12 @@
 #include <unistd.h>
 
 #include <linux/bug.h>
-#include <linux/revocable.h>
 #include <linux/srcu.h>
 
 #include "compat_internal.h"
 
-/* The inline ABI of <revocable.h> is this file's block and srcu_struct. */
-static_assert(offsetof(struct compat_thread, srcu) ==
-	      offsetof(struct __revocable_reader, __count));
-static_assert(sizeof(((struct compat_thread *)0)->srcu) ==
-	      sizeof(((struct __revocable_reader *)0)->__count));
-static_assert(offsetof(struct compat_srcu_counts, lock) == 0 &&
-	      offsetof(struct compat_srcu_counts, unlock) ==
-	      2 * sizeof(unsigned long));
-static_assert(offsetof(struct compat_thread, token) ==
-	      offsetof(struct __revocable_reader, __token));
-static_assert(offsetof(struct compat_thread, fence) ==
-	      offsetof(struct __revocable_reader, __fence));
-static_assert(offsetof(struct srcu_struct, srcu_idx) ==
-	      offsetof(struct __revocable_srcu, __idx));
-static_assert(offsetof(struct srcu_struct, id) ==
-	      offsetof(struct __revocable_srcu, __id));
-
-__thread struct compat_thread *compat_self
+/* The calling thread's block: see <revocable/reader.h>. */
+__thread struct __revocable_reader *__revocable_self
 	__attribute__((__tls_model__("initial-exec")));
 
 struct compat_thread *compat_threads;
@@ -94,8 +76,10 @@ void compat_mb_all_threads(void)
 
 long compat_sections_held(const struct compat_thread *t, int id)
 {
-	const struct compat_srcu_counts *c = &t->srcu[id];
+	const struct __revocable_slot *c = compat_thread_slot(t, id);
 
+	if (!c)
+		return 0;
 	return (long)(READ_ONCE(c->lock[0]) + READ_ONCE(c->lock[1]) -
 		      READ_ONCE(c->unlock[0]) - READ_ONCE(c->unlock[1]));
 }
@@ -103,11 +87,28 @@ long compat_sections_held(const struct compat_thread *t, int id)
 static long sections_held_all(const struct compat_thread *t)
 {
 	long held = 0;
-	int id;
+	unsigned int id;
 
-	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++)
-		held += compat_sections_held(t, id);
+	for (id = 0; id < t->nr_slots; id++)
+		held += compat_sections_held(t, (int)id);
 	return held;
+}
+
+/*
+ * Up to which id @t's inline locks count: all its slots, or none when it
+ * needs fences, which __revocable_read_lock_slow() issues.
+ */
+static void thread_set_inline(struct compat_thread *t)
+{
+	t->reader.nr_inline = t->reader.fence ? 0 : t->nr_slots;
+}
+
+/* Called once @t is out of the registry, or is a copy nobody else sees. */
+static void thread_free(struct compat_thread *t)
+{
+	if (t->reader.slot != t->first_slots)
+		free(t->reader.slot);
+	free(t);
 }
 
 /* The thread's name as the kernel has it now (it may have been renamed). */
@@ -164,8 +165,8 @@ static void compat_thread_exit(void *arg)
 		WARN(1, "thread %d (%s) exited inside %ld access(es); released\n",
 		     t->tid, name, held);
 	}
-	compat_self = NULL;
-	free(t);
+	__revocable_self = NULL;
+	thread_free(t);
 }
 
 void compat_rcu_head_on_stack(void *head, bool on)
@@ -191,7 +192,7 @@ bool compat_token_exited(unsigned long token)
 
 	compat_registry_lock();
 	compat_for_each_thread(t) {
-		if (t->token == token) {
+		if (t->reader.token == token) {
 			found = true;
 			break;
 		}
@@ -208,7 +209,7 @@ static void compat_make_exit_key(void)
 	}
 }
 
-struct compat_thread *compat_thread_register(void)
+struct __revocable_reader *__revocable_register(void)
 {
 	struct compat_thread *t;
 	char name[16];
@@ -228,8 +229,11 @@ struct compat_thread *compat_thread_register(void)
 		fprintf(stderr, "revocable: no memory for a thread block\n");
 		abort();
 	}
-	t->token = __atomic_fetch_add(&next_token, 1, __ATOMIC_RELAXED);
-	t->fence = !compat_has_membarrier;
+	t->reader.slot = t->first_slots;
+	t->nr_slots = COMPAT_SRCU_FIRST_SLOTS;
+	t->reader.token = __atomic_fetch_add(&next_token, 1, __ATOMIC_RELAXED);
+	t->reader.fence = !compat_has_membarrier;
+	thread_set_inline(t);
 	t->tid = (int)syscall(SYS_gettid);
 	memcpy(t->name, name, sizeof(t->name));
 	t->prev = NULL;
@@ -243,8 +247,53 @@ struct compat_thread *compat_thread_register(void)
 		fprintf(stderr, "revocable: cannot register the thread's exit\n");
 		abort();
 	}
-	compat_self = t;
-	return t;
+	__revocable_self = &t->reader;
+	return &t->reader;
+}
+
+/*
+ * The read lock of a domain past the calling thread's inline limit: its
+ * slot lies past the end of the thread's array, or the thread needs
+ * fences.  A short array is lengthened (at least doubled) first.  Only the
+ * owner replaces its array, and it does so under the registry lock, under
+ * which grace periods read other threads' arrays: they see the old array
+ * or the new one, with the same counts.  The owner itself reads its
+ * pointer and limit without the lock; no one else writes them.  The
+ * allocation is made under the lock as well, for the same reason as a
+ * block's: a fork() child must not inherit it half done.
+ */
+int __revocable_read_lock_slow(struct __revocable_reader *r,
+			       const struct __revocable_srcu *s)
+{
+	struct compat_thread *t = compat_thread_of(r);
+	struct __revocable_slot *old = r->slot, *slot;
+	unsigned int n = t->nr_slots;
+	int id = s->id, idx;
+
+	if (id < 0) {
+		fprintf(stderr, "revocable: read lock on an SRCU domain that is not set up\n");
+		abort();
+	}
+	if ((unsigned int)id >= n) {
+		while (n <= (unsigned int)id)
+			n *= 2;
+		compat_registry_lock();
+		slot = calloc(n, sizeof(*slot));
+		if (!slot) {
+			fprintf(stderr, "revocable: no memory for %u SRCU slots\n", n);
+			abort();
+		}
+		memcpy(slot, old, t->nr_slots * sizeof(*slot));
+		r->slot = slot;
+		t->nr_slots = n;
+		thread_set_inline(t);
+		if (old != t->first_slots)
+			free(old);
+		compat_registry_unlock();
+	}
+	idx = __revocable_reader_count(r, s);
+	__revocable_reader_barrier(r);
+	return idx;
 }
 
 /* ----- fork -------------------------------------------------------------- */
@@ -278,7 +327,7 @@ static void compat_fork_parent(void)
  */
 static void compat_fork_child(void)
 {
-	struct compat_thread *t, *next, *self = compat_self;
+	struct compat_thread *t, *next, *self = compat_thread_peek();
 	unsigned int i;
 
 	for (t = compat_threads; t; t = next) {
@@ -289,7 +338,7 @@ static void compat_fork_child(void)
 			if (t->on_stack[i])
 				compat_srcu_fork_forget(t->on_stack[i]);
 		registry_unlink(t);
-		free(t);
+		thread_free(t);
 	}
 	if (self)
 		self->tid = (int)syscall(SYS_gettid);
@@ -299,8 +348,10 @@ static void compat_fork_child(void)
 	if (compat_has_membarrier &&
 	    sys_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)) {
 		compat_has_membarrier = false;
-		if (self)
-			self->fence = 1;
+		if (self) {
+			self->reader.fence = 1;
+			thread_set_inline(self);
+		}
 	}
 	compat_srcu_fork_child();
 	compat_rcu_fork_child();

@@ -3,8 +3,10 @@
  * Revocable resources: access to a resource that its provider may withdraw
  * at any time.
  *
- * In the kernel this file is <linux/revocable.h>.  In userspace it is
- * installed as <revocable.h> and needs no other header of this project.
+ * In the kernel this file is <linux/revocable.h>, with its userspace
+ * branches taken out (unifdef -D__KERNEL__).  In userspace it is installed
+ * as <revocable.h> and includes the private <revocable/reader.h>,
+ * installed next to it.
  */
 #ifndef __LINUX_REVOCABLE_H
 #define __LINUX_REVOCABLE_H
@@ -24,6 +26,8 @@
 #define __rcu
 #endif
 #define __revocable_unrcu(p)	(p)
+/* The SRCU read side, and the inline accessors' userspace half. */
+#include "revocable/reader.h"
 #endif
 
 #ifdef __cplusplus
@@ -57,7 +61,8 @@ struct revocable {
 
 /*
  * The first members of every provider and domain, which the inline
- * accessors read.  Private; in userspace part of the inline ABI (below).
+ * accessors read.  Private; in userspace part of the inline ABI (see
+ * <revocable/reader.h>).
  */
 struct __revocable_domain_head {
 	struct srcu_struct *ssp;
@@ -477,8 +482,11 @@ void revocable_withdraw_access(struct revocable *rev);
  * call goes out of line, where the claim of a handle is exact.
  *
  * The library itself (__REVOCABLE_CORE) defines the out-of-line functions.
+ * The code is written against the hooks defined here for the kernel, and
+ * in <revocable/reader.h> for userspace.
  */
-#if defined(__KERNEL__) && !defined(__REVOCABLE_CORE)
+#ifdef __KERNEL__
+#ifndef __REVOCABLE_CORE
 #define __REVOCABLE_INLINE		1
 #define __REVOCABLE_DEBUG		IS_ENABLED(CONFIG_REVOCABLE_DEBUG)
 #define __revocable_unlikely(x)		unlikely(x)
@@ -498,112 +506,8 @@ void revocable_withdraw_access(struct revocable *rev);
 /* Orders the unlock's read of rev->idx before the next owner's write. */
 #define __revocable_release_owner(rev)	smp_store_release(&(rev)->owner, NULL)
 #define __revocable_inline		__always_inline
-#endif
-
-#ifndef __KERNEL__
-/*
- * Userspace inline ABI, symbol version LIBREVOCABLE_INLINE_1: the
- * per-thread block (reached through one initial-exec thread-local pointer,
- * set on the thread's first access) and the first members of a domain's
- * SRCU state.  Any change to these layouts renames the symbol version, so
- * that a program built against the old layout fails to load instead of
- * miscounting.  Private: use the functions above.
- */
-struct __revocable_reader {
-	/* Per domain slot: locks under index 0 and 1, unlocks under 0 and 1. */
-	unsigned long __count[64][4];
-	unsigned long __token;		/* the thread's "current" */
-	unsigned int __fence;		/* readers need a fence: no membarrier() */
-};
-
-struct __revocable_srcu {
-	unsigned long __idx;		/* bit 0: the read index */
-	int __id;			/* the domain's slot */
-};
-
-#if defined(_LGPL_SOURCE) && !defined(__REVOCABLE_CORE)
-#define __REVOCABLE_INLINE		1
-#if defined(__SANITIZE_THREAD__)
-#define __REVOCABLE_TSAN		1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define __REVOCABLE_TSAN		1
-#endif
-#endif
-#define __REVOCABLE_DEBUG		0
-#define __revocable_unlikely(x)		__builtin_expect(!!(x), 0)
-#define __revocable_bad(p)						\
-	((unsigned long)(p) - 1 >= (unsigned long)-4096)
-#define __revocable_load(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define __revocable_store(x, v)		__atomic_store_n(&(x), v, __ATOMIC_RELAXED)
-#define __revocable_res(h, ssp)						\
-	((void)(ssp), __atomic_load_n(&(h)->res, __ATOMIC_CONSUME))
-/* As in the kernel: the unlock's read of rev->idx, then the release. */
-#define __revocable_release_owner(rev)					\
-	__atomic_store_n(&(rev)->owner, (void *)0, __ATOMIC_RELEASE)
-#define __revocable_inline		inline
-
-extern __thread struct __revocable_reader *__revocable_self
-	__attribute__((__tls_model__("initial-exec")));
-struct __revocable_reader *__revocable_register(void);
-
-static __revocable_inline struct __revocable_reader *
-__revocable_me(void)
-{
-	struct __revocable_reader *t = __revocable_self;
-
-	if (__revocable_unlikely(!t))
-		t = __revocable_register();
-	return t;
-}
-
-#define __revocable_ctx()		((void *)__revocable_me())
-#define __revocable_ctx_owner(c)					\
-	((void *)((const struct __revocable_reader *)(c))->__token)
-
-/*
- * The grace period's membarrier() supplies the readers' full barriers; a
- * compiler barrier is all a reader needs, or a fence without membarrier().
- */
-static __revocable_inline void
-__revocable_reader_barrier(const struct __revocable_reader *t)
-{
-	if (__builtin_expect(!t->__fence, 1))
-		__asm__ __volatile__("" : : : "memory");
-	else
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-static __revocable_inline int
-__revocable_read_lock(void *ctx, struct srcu_struct *ssp)
-{
-	struct __revocable_reader *t = (struct __revocable_reader *)ctx;
-	const struct __revocable_srcu *s = (const struct __revocable_srcu *)ssp;
-	unsigned long *c = t->__count[s->__id];
-	int idx = (int)(__atomic_load_n(&s->__idx, __ATOMIC_RELAXED) & 1);
-
-	__atomic_store_n(&c[idx], c[idx] + 1, __ATOMIC_RELAXED);
-	__revocable_reader_barrier(t);
-	return idx;
-}
-
-static __revocable_inline void
-__revocable_read_unlock(void *ctx, struct srcu_struct *ssp, int idx)
-{
-	struct __revocable_reader *t = (struct __revocable_reader *)ctx;
-	const struct __revocable_srcu *s = (const struct __revocable_srcu *)ssp;
-	unsigned long *c = t->__count[s->__id] + 2 + (idx & 1);
-
-	__revocable_reader_barrier(t);
-#ifdef __REVOCABLE_TSAN
-	/* TSan knows no membarrier(): the grace period acquires this. */
-	__atomic_store_n(c, *c + 1, __ATOMIC_RELEASE);
-#else
-	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
-#endif
-}
-#endif /* _LGPL_SOURCE */
-#endif /* !__KERNEL__ */
+#endif /* !__REVOCABLE_CORE */
+#endif /* __KERNEL__ */
 
 #ifdef __REVOCABLE_INLINE
 static __revocable_inline void *

@@ -38,7 +38,7 @@ LD_LIBRARY_PATH="$libdir" "$root/consumer"
 # The same program with the inline fast path, as a daemon builds it for speed.
 ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_LGPL_SOURCE -o "$root/consumer-lgpl" \
 	"$src/tests/consumer.c" $flags -pthread
-if ! nm "$root/consumer-lgpl" | grep -q '__revocable_self@LIBREVOCABLE_INLINE_1'; then
+if ! nm "$root/consumer-lgpl" | grep -q '__revocable_self@LIBREVOCABLE_INLINE_2'; then
 	echo "consumer-lgpl does not use the inline ABI"; exit 1
 fi
 LD_LIBRARY_PATH="$libdir" "$root/consumer-lgpl"

@@ -43,7 +43,7 @@ START_TEST(bug1_shared_index_hangs_raw_srcu)
 	shared_idx = a;
 	test_thread_start(&gp.thread, gp_fn, &gp);
 	/* The grace period flips the index, then waits for a. */
-	for (t0 = test_now_ms(); (READ_ONCE(bug1_srcu.srcu_idx) & 1) == (unsigned int)a &&
+	for (t0 = test_now_ms(); (READ_ONCE(bug1_srcu.reader.idx) & 1) == (unsigned int)a &&
 	     test_now_ms() - t0 < test_bound_ms(5000);)
 		test_sleep_ms(1);
 	b = srcu_read_lock(&bug1_srcu);

@@ -243,6 +243,248 @@ START_TEST(inline_access_in_a_fork_child)
 }
 END_TEST
 
+/*
+ * A domain whose slot lies past the end of a thread's first slot array:
+ * the inline read lock calls the library's slow path, which lengthens the
+ * array.  Accesses there must count like any other, inline and out of
+ * line alike.  The tests peek at private state (<revocable/reader.h>) to
+ * find such a domain and to see the array grow.
+ */
+static int domain_slot(struct revocable_domain *dom)
+{
+	const struct __revocable_domain_head *h =
+		(const struct __revocable_domain_head *)dom;
+
+	return ((const struct __revocable_srcu *)h->ssp)->id;
+}
+
+static void *first_slots(void *arg)
+{
+	struct revocable_provider *rp = arg;
+	struct revocable rev;
+	unsigned int n;
+
+	ck_assert_ptr_null(__revocable_self);
+	ck_assert_ptr_nonnull(revocable_access(rp, &rev));
+	revocable_withdraw_access(&rev);
+	n = __revocable_self->nr_inline;
+	return (void *)(unsigned long)n;
+}
+
+#define MAX_FAR 256
+
+struct far {
+	struct revocable_domain *doms[MAX_FAR];
+	unsigned int n;		/* domains allocated; the last is far */
+	int slot;		/* its slot */
+};
+
+/*
+ * Allocate domains until one has a slot past the inline limit of a new
+ * thread (its first array; 0 when readers need fences, and then every
+ * lock goes out of line); false (all freed) when the library's limit
+ * comes first.
+ */
+static bool far_domain(struct far *f)
+{
+	struct res r0 = { 0, 1 };
+	struct revocable_provider __rcu *rp0 = revocable_provider_alloc(&r0);
+	unsigned int first, i;
+	pthread_t t;
+	void *ret;
+
+	pthread_create(&t, NULL, first_slots, rp0);
+	pthread_join(t, &ret);
+	ck_assert_int_eq(revocable_revoke(&rp0), 1);
+	first = (unsigned int)(unsigned long)ret;
+	for (f->n = 0; f->n < MAX_FAR; ) {
+		f->doms[f->n] = revocable_domain_alloc("far");
+		if (!f->doms[f->n])
+			break;
+		f->slot = domain_slot(f->doms[f->n++]);
+		if ((unsigned int)f->slot >= first)
+			return true;
+	}
+	for (i = 0; i < f->n; i++)
+		ck_assert_int_eq(revocable_domain_free(f->doms[i]), 0);
+	return false;
+}
+
+static void far_free(struct far *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n; i++)
+		ck_assert_int_eq(revocable_domain_free(f->doms[i]), 0);
+}
+
+/* The calling thread's inline lock now reaches @slot (or never will). */
+static bool grown(int slot)
+{
+	const struct __revocable_reader *r = __revocable_self;
+
+	return r->nr_inline > (unsigned int)slot || r->fence;
+}
+
+struct far_holder {
+	struct revocable_provider *rp;
+	int slot;
+	int inside, leave;
+};
+
+static void *hold_far(void *arg)
+{
+	struct far_holder *h = arg;
+	struct revocable rev;
+	struct res *got;
+
+	got = revocable_access(h->rp, &rev);		/* slow path */
+	ck_assert_ptr_nonnull(got);
+	ck_assert(grown(h->slot));
+	__atomic_store_n(&h->inside, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&h->leave, __ATOMIC_SEQ_CST))
+		sleep_ms(1);
+	ck_assert_int_eq(got->live, 1);
+	revocable_withdraw_access(&rev);
+	/* Grown, the fast path: revoked by now, for the scope macros too. */
+	ck_assert_ptr_null(revocable_access(h->rp, &rev));
+	revocable_withdraw_access(&rev);
+	REVOCABLE_TRY_ACCESS_SCOPED(h->rp, got)
+		ck_assert_ptr_null(got);
+	return NULL;
+}
+
+START_TEST(inline_access_past_the_first_slots)
+{
+	struct res r = { 6, 1 }, r0 = { 0, 1 };
+	struct revocable_provider __rcu *rp0 = revocable_provider_alloc(&r0);
+	struct revocable_provider __rcu *rp;
+	struct far_holder h = { 0 };
+	struct revoker rv = { .rpp = &rp };
+	struct revocable rev, far;
+	struct far f;
+	pthread_t a, b;
+
+	if (!far_domain(&f)) {
+		/* The library's domain limit is below the first array. */
+		ck_assert_int_eq(revocable_revoke(&rp0), 1);
+		return;
+	}
+	h.slot = f.slot;
+	rp = revocable_provider_alloc_in(f.doms[f.n - 1], &r);
+	h.rp = revocable_provider_get(rp);	/* outlives the revoke */
+
+	/* An inline reader on the slow path holds off an out-of-line revoke. */
+	pthread_create(&a, NULL, hold_far, &h);
+	while (!__atomic_load_n(&h.inside, __ATOMIC_SEQ_CST))
+		sleep_ms(1);
+	pthread_create(&b, NULL, revoke_by_peer, &rv);
+	sleep_ms(100);
+	ck_assert_int_eq(__atomic_load_n(&rv.done, __ATOMIC_SEQ_CST), 0);
+	__atomic_store_n(&h.leave, 1, __ATOMIC_SEQ_CST);
+	pthread_join(b, NULL);
+	ck_assert_int_eq(rv.ret, 1);
+	r.live = 0;
+	pthread_join(a, NULL);
+	revocable_provider_put(h.rp);
+
+	/*
+	 * The other way round in this thread: the library's read lock grows
+	 * the array inside an access of the default domain, which the
+	 * inline withdraw then ends in the new array.
+	 */
+	r.live = 1;
+	rp = revocable_provider_alloc_in(f.doms[f.n - 1], &r);
+	ck_assert_ptr_eq(revocable_access(rp0, &rev), &r0);	/* inline */
+	ck_assert_ptr_eq(peer_access(rp, &far), &r);		/* grows */
+	ck_assert(grown(f.slot));
+	revocable_withdraw_access(&far);			/* inline */
+	revocable_withdraw_access(&rev);			/* inline */
+	ck_assert_int_eq(peer_revoke(&rp), 1);
+	ck_assert_int_eq(revocable_revoke(&rp0), 1);
+	far_free(&f);
+}
+END_TEST
+
+/*
+ * New threads take the slow path on their first access while grace
+ * periods of the same domain read every thread's array (the race
+ * detectors watch the array being replaced under them).
+ */
+static void *far_reader_once(void *arg)
+{
+	struct churn *c = arg;
+	struct revocable_provider *rp;
+	struct revocable rev;
+	struct res *got;
+
+	rp = revocable_provider_get_rcu((struct revocable_provider **)&c->rp);
+	got = revocable_access(rp, &rev);
+	if (got) {
+		ck_assert_int_eq(__atomic_load_n(&got->live, __ATOMIC_RELAXED), 1);
+		__atomic_add_fetch(&c->seen, 1, __ATOMIC_RELAXED);
+	}
+	revocable_withdraw_access(&rev);
+	revocable_provider_put(rp);
+	return NULL;
+}
+
+struct far_churn {
+	struct churn c;
+	struct revocable_domain *dom;
+	struct res *r;
+};
+
+static void *far_revoker(void *arg)
+{
+	struct far_churn *fc = arg;
+	struct revocable_provider __rcu *old;
+	struct res *next;
+
+	while (!__atomic_load_n(&fc->c.stop, __ATOMIC_SEQ_CST)) {
+		next = calloc(1, sizeof(*next));
+		next->live = 1;
+		old = fc->c.rp;
+		__atomic_store_n(&fc->c.rp,
+				 revocable_provider_alloc_in(fc->dom, next),
+				 __ATOMIC_RELEASE);
+		ck_assert_int_eq(peer_revoke(&old), 1);
+		__atomic_store_n(&fc->r->live, 0, __ATOMIC_RELAXED);
+		free(fc->r);
+		fc->r = next;
+	}
+	return NULL;
+}
+
+START_TEST(first_accesses_past_the_first_slots_under_revokes)
+{
+	struct far_churn fc = { { 0 } };
+	pthread_t rv, t[2];
+	struct far f;
+	int i, j;
+
+	if (!far_domain(&f))
+		return;
+	fc.dom = f.doms[f.n - 1];
+	fc.r = calloc(1, sizeof(*fc.r));
+	fc.r->live = 1;
+	fc.c.rp = revocable_provider_alloc_in(fc.dom, fc.r);
+	pthread_create(&rv, NULL, far_revoker, &fc);
+	for (i = 0; i < 100; i++) {
+		for (j = 0; j < 2; j++)
+			pthread_create(&t[j], NULL, far_reader_once, &fc.c);
+		for (j = 0; j < 2; j++)
+			pthread_join(t[j], NULL);
+	}
+	__atomic_store_n(&fc.c.stop, 1, __ATOMIC_SEQ_CST);
+	pthread_join(rv, NULL);
+	ck_assert_uint_gt(fc.c.seen, 0);
+	ck_assert_int_eq(revocable_revoke((struct revocable_provider **)&fc.c.rp), 1);
+	free(fc.r);
+	far_free(&f);
+}
+END_TEST
+
 /* Deferred frees done before the test's process exits (leak checks). */
 static void quiesce(void)
 {
@@ -264,6 +506,8 @@ int main(void)
 	tcase_add_test(tc, thread_exit_inside_inline_access_is_released);
 	tcase_add_test(tc, inline_readers_against_peer_revokes);
 	tcase_add_test(tc, inline_access_in_a_fork_child);
+	tcase_add_test(tc, inline_access_past_the_first_slots);
+	tcase_add_test(tc, first_accesses_past_the_first_slots_under_revokes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -181,13 +181,13 @@ START_TEST(cleanup_with_reader_inside_warns_and_keeps_slot)
 	int idx, slot;
 
 	ck_assert_int_eq(init_srcu_struct(&s), 0);
-	slot = s.id;
+	slot = s.reader.id;
 	idx = srcu_read_lock(&s);
 	ck_assert_uint_eq(WARNS(cleanup_srcu_struct(&s)), 1);
-	srcu_read_unlock(&(struct srcu_struct){ .id = slot }, idx);
+	srcu_read_unlock(&(struct srcu_struct){ .reader.id = slot }, idx);
 	/* The slot stayed reserved: a new domain gets another one. */
 	ck_assert_int_eq(init_srcu_struct(&s), 0);
-	ck_assert_int_ne(s.id, slot);
+	ck_assert_int_ne(s.reader.id, slot);
 	cleanup_srcu_struct(&s);
 }
 END_TEST

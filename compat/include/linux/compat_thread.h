@@ -6,9 +6,11 @@
  * and registered on its first read-side section; a thread-specific-data
  * destructor unregisters and frees it when the thread exits, so users never
  * call a registration function.  The only thread-local variable is the
- * pointer to the block.  The block holds the thread's SRCU counters: for
- * every domain slot, lock and unlock counts for both read indices.  Only
- * the owning thread stores to them; grace-period code only loads them.
+ * pointer to the block, __revocable_self.  The block starts with the
+ * reader of <revocable/reader.h>, which holds the thread's SRCU counters
+ * (lock and unlock counts per domain slot and read index) and defines the
+ * read side; the rest is the compat layer's own.  Only the owning thread
+ * stores to the counters; grace-period code only loads them.
  *
  * Read-side sections belong to the thread that began them (as lockdep
  * requires in the kernel).  A thread that exits with sections still open is
@@ -19,21 +21,26 @@
 #define _COMPAT_LINUX_COMPAT_THREAD_H
 
 #include <linux/compiler.h>
+#include <linux/container_of.h>
+#include <revocable/reader.h>
 
-/* Domain slots per thread; slot ids are handed out by init_srcu_struct(). */
+/*
+ * Domain ids the library hands out for now (init_srcu_struct()).  Not part
+ * of any ABI: a thread's slot array starts shorter and grows on demand
+ * (<revocable/reader.h>), so lifting this limit is the id allocator's
+ * business alone.
+ */
 #define COMPAT_SRCU_MAX_DOMAINS 64
-
-struct compat_srcu_counts {
-	unsigned long lock[2];
-	unsigned long unlock[2];
-};
+/* Slots a thread's block starts with, kept in the block itself. */
+#define COMPAT_SRCU_FIRST_SLOTS 8
 
 struct compat_thread {
-	struct compat_srcu_counts srcu[COMPAT_SRCU_MAX_DOMAINS];
-	/* "current": never reused, so a dead thread's token stays dead. */
-	unsigned long token;
-	/* Readers need a real fence: this process has no membarrier(). */
-	unsigned int fence;
+	/* What the inline read side sees; first, so the two convert. */
+	struct __revocable_reader reader;
+	/* The first slots, next to the reader's header (one cache line). */
+	struct __revocable_slot first_slots[COMPAT_SRCU_FIRST_SLOTS];
+	/* Length of reader.slot; changed by the owner, under the registry lock. */
+	unsigned int nr_slots;
 	/* Nonzero while the thread runs a callback of the library. */
 	unsigned int in_callback;
 	/*
@@ -48,24 +55,38 @@ struct compat_thread {
 	char name[16];
 };
 
-/*
- * Exported under the names of the inline ABI of <revocable.h> (symbol
- * version LIBREVOCABLE_INLINE_1): programs built with _LGPL_SOURCE run
- * their read side against these.  thread.c asserts the layouts match.
- */
-extern __thread struct compat_thread *compat_self __asm__("__revocable_self")
-	__attribute__((__tls_model__("initial-exec")));
+static __always_inline struct compat_thread *
+compat_thread_of(struct __revocable_reader *r)
+{
+	return container_of(r, struct compat_thread, reader);
+}
 
-struct compat_thread *compat_thread_register(void)
-	__asm__("__revocable_register") __cold;
-
+/* The calling thread's block, registered on first use. */
 static __always_inline struct compat_thread *compat_thread_self(void)
 {
-	struct compat_thread *t = compat_self;
+	return compat_thread_of(__revocable_me());
+}
 
-	if (unlikely(!t))
-		t = compat_thread_register();
-	return t;
+/* The calling thread's block, or NULL if it has none yet. */
+static __always_inline struct compat_thread *compat_thread_peek(void)
+{
+	struct __revocable_reader *r = __revocable_self;
+
+	return r ? compat_thread_of(r) : NULL;
+}
+
+/*
+ * @t's counts in domain slot @id, or NULL when its array does not reach
+ * that far (it never entered the domain).  For another thread's block,
+ * only under the registry lock: the owner may replace its array at any
+ * time otherwise.
+ */
+static __always_inline const struct __revocable_slot *
+compat_thread_slot(const struct compat_thread *t, int id)
+{
+	if ((unsigned int)id >= t->nr_slots)
+		return NULL;
+	return &t->reader.slot[id];
 }
 
 /* Record or forget a callback head on the calling thread's stack. */
@@ -80,13 +101,5 @@ bool compat_token_exited(unsigned long token);
  * compiler barrier.  Without it, readers fall back to a real fence.
  */
 extern bool compat_has_membarrier;
-
-static __always_inline void compat_reader_barrier(const struct compat_thread *t)
-{
-	if (likely(!t->fence))
-		barrier();
-	else
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
 
 #endif

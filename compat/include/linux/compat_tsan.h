@@ -3,9 +3,9 @@
  * ThreadSanitizer builds (meson setup -Db_sanitize=thread).  liburcu is
  * not instrumented and TSan does not model fences or membarrier(), so the
  * compat layer tells it about the orderings those provide: see rcu.c,
- * srcu.h and compiler.h.  Outside TSan its two macros expand to nothing.
- * It includes nothing, so that rcu.c can read it before liburcu's
- * headers.
+ * compiler.h and <revocable/reader.h>.  Outside TSan its two macros expand
+ * to nothing.  It includes nothing, so that rcu.c can read it before
+ * liburcu's headers.
  */
 #ifndef _COMPAT_LINUX_COMPAT_TSAN_H
 #define _COMPAT_LINUX_COMPAT_TSAN_H

@@ -12,7 +12,7 @@
 
 struct task_struct;
 
-#define current ((struct task_struct *)compat_thread_self()->token)
+#define current ((struct task_struct *)compat_thread_self()->reader.token)
 
 /*
  * Userspace only: @owner (a value of "current") names a thread that has

@@ -6,9 +6,11 @@
  * As in the kernel, srcu_read_lock() returns the read index it counted
  * under, and srcu_read_unlock() must be given the same index: a wrong index
  * leaves one index's lock and unlock sums apart for good and the next
- * grace period never ends, exactly as in the kernel.  The read side does
- * one thread-local load, one thread-local store and a compiler barrier: no
- * atomic read-modify-write and no store to memory another thread writes.
+ * grace period never ends, exactly as in the kernel.  The read side is
+ * <revocable/reader.h>'s, the same code that programs built with
+ * _LGPL_SOURCE run inline: a few loads of the thread's own block, one
+ * store to its own counter and a compiler barrier; no atomic
+ * read-modify-write and no store to memory another thread writes.
  */
 #ifndef _COMPAT_LINUX_SRCU_H
 #define _COMPAT_LINUX_SRCU_H
@@ -16,10 +18,15 @@
 #include <pthread.h>
 #include <linux/compat_thread.h>
 #include <linux/rcupdate.h>
+#include <revocable/reader.h>
 
 struct srcu_struct {
-	unsigned long srcu_idx;		/* bit 0 selects the read index */
-	int id;				/* slot in every thread's counters */
+	/*
+	 * What readers read: the read index and the domain's slot.  First,
+	 * because <revocable.h>'s inline accessors, which know a domain's
+	 * srcu_struct only by pointer, reach it by a cast.
+	 */
+	struct __revocable_srcu reader;
 	const char *name;
 	pthread_mutex_t gp_lock;	/* serialises grace periods */
 	/* call_srcu() machinery: a worker thread started on first use */
@@ -77,32 +84,12 @@ void compat_srcu_static_init_failed(const char *name) __cold;
 
 static __always_inline int srcu_read_lock(struct srcu_struct *ssp)
 {
-	struct compat_thread *t = compat_thread_self();
-	struct compat_srcu_counts *c = &t->srcu[ssp->id];
-	int idx = READ_ONCE(ssp->srcu_idx) & 1;
-
-	WRITE_ONCE(c->lock[idx], c->lock[idx] + 1);
-	compat_reader_barrier(t);
-	return idx;
+	return __revocable_reader_lock(__revocable_me(), &ssp->reader);
 }
 
 static __always_inline void srcu_read_unlock(struct srcu_struct *ssp, int idx)
 {
-	struct compat_thread *t = compat_thread_self();
-	struct compat_srcu_counts *c = &t->srcu[ssp->id];
-
-	compat_reader_barrier(t);
-#ifdef COMPAT_TSAN
-	/*
-	 * membarrier() on the grace-period side is what orders this section
-	 * before the end of the grace period; TSan knows no membarrier(), so
-	 * say it with a release that the grace period's acquire pairs with.
-	 */
-	__atomic_store_n(&c->unlock[idx & 1], c->unlock[idx & 1] + 1,
-			 __ATOMIC_RELEASE);
-#else
-	WRITE_ONCE(c->unlock[idx & 1], c->unlock[idx & 1] + 1);
-#endif
+	__revocable_reader_unlock(__revocable_me(), &ssp->reader, idx);
 }
 
 #define srcu_dereference(p, ssp)	rcu_dereference_raw(p)
