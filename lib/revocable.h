@@ -3,10 +3,7 @@
  * Revocable resources: access to a resource that its provider may withdraw
  * at any time.
  *
- * In the kernel this file is <linux/revocable.h>, with its userspace
- * branches taken out (unifdef -D__KERNEL__).  In userspace it is installed
- * as <revocable.h> and includes the private <revocable/reader.h>,
- * installed next to it.
+ * This is <linux/revocable.h>.
  */
 #ifndef __LINUX_REVOCABLE_H
 #define __LINUX_REVOCABLE_H
@@ -21,6 +18,11 @@
 #include <asm/current.h>
 #define __revocable_unrcu(p)	unrcu_pointer(p)
 #else
+/*
+ * Userspace: this file is installed as <revocable.h>, next to the private
+ * <revocable/reader.h>; the kernel's copy is this one without its
+ * userspace and C++ branches (unifdef -D__KERNEL__ -U__cplusplus).
+ */
 #include <stdbool.h>
 #ifndef __rcu
 #define __rcu
@@ -29,7 +31,6 @@
 /* The SRCU read side, and the inline accessors' userspace half. */
 #include "revocable/reader.h"
 #endif
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -727,7 +728,6 @@ int devm_revocable_provider_alloc(struct device *dev,
 #define ___REVOCABLE_PASTE(a, b)	a##b
 #define __REVOCABLE_PASTE(a, b)		___REVOCABLE_PASTE(a, b)
 #define __REVOCABLE_ID(p)	__REVOCABLE_PASTE(__revocable_##p##_, __COUNTER__)
-
 #ifdef __cplusplus
 }
 #endif

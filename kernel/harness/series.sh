@@ -11,7 +11,8 @@
 #
 #   lib/revocable.c          -> drivers/base/revocable.c
 #   lib/revocable.h          -> include/linux/revocable.h, through
-#                               unifdef -D__KERNEL__ (the userspace block goes)
+#                               unifdef -D__KERNEL__ -U__cplusplus (the
+#                               userspace and C++ branches go)
 #   kernel/upstream/PATH     -> PATH
 #
 # A carried file is created by exactly one patch of the series; a later
@@ -52,7 +53,7 @@ carry() {
 		;;
 	include/linux/revocable.h)
 		# unifdef: 0 unchanged, 1 changed, 2 trouble.
-		unifdef -D__KERNEL__ -o "$2" "$repo/lib/revocable.h" || rc=$?
+		unifdef -D__KERNEL__ -U__cplusplus -o "$2" "$repo/lib/revocable.h" || rc=$?
 		[ $rc -le 1 ] || { echo "series.sh: unifdef failed on lib/revocable.h" >&2; exit 1; }
 		;;
 	*)
