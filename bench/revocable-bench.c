@@ -97,49 +97,10 @@ static uint64_t loop_refcount(uint64_t n)
 	return sum;
 }
 
-static uint64_t loop_ours_access(uint64_t n)
-{
-	uint64_t sum = 0;
-
-	while (n--) {
-		struct revocable acc;
-		int *res = revocable_access(ref, &acc);
-
-		sum += res ? (uint64_t)*res : 0;
-		revocable_withdraw_access(&acc);
-	}
-	return sum;
-}
-
-static uint64_t loop_ours_with(uint64_t n)
-{
-	uint64_t sum = 0;
-
-	while (n--) {
-		int *res;
-
-		REVOCABLE_TRY_ACCESS_WITH(slot, res);
-		sum += res ? (uint64_t)*res : 0;
-	}
-	return sum;
-}
-
-static uint64_t loop_ours_handle(uint64_t n)
-{
-	struct revocable rev;
-	uint64_t sum = 0;
-
-	if (revocable_init(slot, &rev))
-		return 0;
-	while (n--) {
-		int *res = revocable_try_access(&rev);
-
-		sum += res ? (uint64_t)*res : 0;
-		revocable_withdraw_access(&rev);
-	}
-	revocable_deinit(&rev);
-	return sum;
-}
+/* The library's own accessors, out of line (lgpl_loops.c has them inline). */
+#define BENCH_LOOP(name)	loop_ours_##name
+#define BENCH_LOOP_SCOPE	static
+#include "access_loops.h"
 
 static uint64_t loop_upstream(uint64_t n)
 {
