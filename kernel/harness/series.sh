@@ -90,7 +90,9 @@ regen() {
 	done < <(entries "$series")
 	rm -rf "$out"
 	mkdir -p "$out"
-	git format-patch -q --zero-commit --no-signature -o "$out" pristine..HEAD
+	# --abbrev: the index lines do not depend on how many objects the
+	# tree happens to hold (git picks a longer abbreviation in a bigger one).
+	git format-patch -q --zero-commit --no-signature --abbrev=12 -o "$out" pristine..HEAD
 }
 
 # pairs SERIES_FILE OUTDIR: "committed generated" for each patch that
