@@ -3,6 +3,7 @@
 #ifndef _COMPAT_INTERNAL_H
 #define _COMPAT_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <linux/compat_thread.h>
 
@@ -20,6 +21,12 @@ void compat_registry_unlock(void);
 long compat_sections_held(const struct compat_thread *t, int id);
 /* @t's name as the kernel has it now. */
 void compat_thread_name(const struct compat_thread *t, char *buf, size_t len);
+
+/*
+ * Start a service thread of the library, every signal blocked in it;
+ * 0 or an errno value (compat_thread_fail_countdown injects EAGAIN).
+ */
+int compat_service_thread(pthread_t *thread, void *(*fn)(void *), void *arg);
 
 /* A full barrier on behalf of every running thread of the process. */
 void compat_mb_all_threads(void);

@@ -19,11 +19,12 @@
  * thread.c).
  *
  * call_srcu() callbacks run on one worker thread per domain, started on
- * first use.  fork() (thread.c) must find no callback half run and no batch
- * lost: callbacks run inside a gate that the prepare handler shuts and
- * waits to empty, and the batch a worker has taken off
- * the queue stays visible in cb_inflight until it starts running, so that
- * the child can queue it again.
+ * first use.  When no thread can be started, callers that may wait run
+ * the queue themselves (see call_srcu()).  fork() (thread.c) must find no
+ * callback half run and no batch lost: callbacks run inside a gate that
+ * the prepare handler shuts and waits to empty, and the batch a worker has
+ * taken off the queue stays visible in cb_inflight until it starts
+ * running, so that the child can queue it again.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -188,7 +189,7 @@ unsigned long compat_srcu_gp_count(void)
  * count under the old index after it began after (1) and are harmless,
  * and there are finitely many.  Old readers may count under either index
  * (they read the index before an earlier flip), hence both waits.  The
- * model (model/srcu.pml) checks this counting; TSan follows it through the
+ * model (model/revocable.pml) checks this counting; TSan follows it through the
  * release/acquire pair on the unlock counter.
  */
 static void srcu_grace_period(struct srcu_struct *ssp,
@@ -270,43 +271,56 @@ static void srcu_run_callback(rcu_callback_t func, struct rcu_head *head)
 	self->in_callback--;
 }
 
+/*
+ * Run a batch: what is queued on @ssp, after a grace period.  Called with
+ * cb_lock held by the one thread that runs @ssp's callbacks (its worker,
+ * or the caller in srcu_cb_drain()); returns with it held, the batch
+ * counted as done and the barriers woken.  The batch stays visible in
+ * cb_inflight until it starts running, for fork().
+ */
+static void srcu_cb_run_batch(struct srcu_struct *ssp)
+{
+	struct rcu_head *list = ssp->cb_head, *next;
+	unsigned long n;
+
+	ssp->cb_inflight = list;
+	ssp->cb_head = NULL;
+	ssp->cb_tail = &ssp->cb_head;
+	pthread_mutex_unlock(&ssp->cb_lock);
+
+	synchronize_srcu(ssp);
+	cb_gate_enter();
+	pthread_mutex_lock(&ssp->cb_lock);
+	ssp->cb_inflight = NULL;
+	pthread_mutex_unlock(&ssp->cb_lock);
+	for (n = 0; list; n++) {
+		next = list->next;
+		srcu_run_callback(list->func, list);
+		list = next;
+	}
+
+	pthread_mutex_lock(&ssp->cb_lock);
+	ssp->cb_done += n;
+	pthread_cond_broadcast(&ssp->cb_done_cond);
+	/* Counted done before fork() can see the batch gone. */
+	cb_gate_leave();
+}
+
 static void *srcu_cb_worker(void *arg)
 {
 	struct srcu_struct *ssp = arg;
-	struct rcu_head *list, *next;
-	unsigned long n;
 	char name[16];
 
 	snprintf(name, sizeof(name), "srcu-cb-%d", ssp->reader.id);
 	pthread_setname_np(pthread_self(), name);
 	pthread_mutex_lock(&ssp->cb_lock);
 	for (;;) {
-		while (!ssp->cb_head && !ssp->cb_stop)
+		/* A caller that ran the queue before we started finishes first. */
+		while ((!ssp->cb_head || ssp->cb_drainer) && !ssp->cb_stop)
 			pthread_cond_wait(&ssp->cb_cond, &ssp->cb_lock);
-		if (!ssp->cb_head)
+		if (!ssp->cb_head || ssp->cb_drainer)
 			break;
-		list = ssp->cb_head;
-		ssp->cb_inflight = list;
-		ssp->cb_head = NULL;
-		ssp->cb_tail = &ssp->cb_head;
-		pthread_mutex_unlock(&ssp->cb_lock);
-
-		synchronize_srcu(ssp);
-		cb_gate_enter();
-		pthread_mutex_lock(&ssp->cb_lock);
-		ssp->cb_inflight = NULL;
-		pthread_mutex_unlock(&ssp->cb_lock);
-		for (n = 0; list; n++) {
-			next = list->next;
-			srcu_run_callback(list->func, list);
-			list = next;
-		}
-
-		pthread_mutex_lock(&ssp->cb_lock);
-		ssp->cb_done += n;
-		pthread_cond_broadcast(&ssp->cb_done_cond);
-		/* Counted done before fork() can see the batch gone. */
-		cb_gate_leave();
+		srcu_cb_run_batch(ssp);
 	}
 	pthread_mutex_unlock(&ssp->cb_lock);
 	return NULL;
@@ -314,17 +328,35 @@ static void *srcu_cb_worker(void *arg)
 
 /*
  * Start the domain's worker if it has work and none is running (first use,
- * or the first use in a fork() child).  Called with cb_lock held; false if
- * no thread could be started.
+ * the first use in a fork() child, or the first use after a start failed).
+ * Called with cb_lock held; false if no thread could be started.
  */
 static bool srcu_cb_kick(struct srcu_struct *ssp)
 {
 	if (ssp->cb_running || !ssp->cb_head)
 		return true;
-	if (pthread_create(&ssp->cb_worker, NULL, srcu_cb_worker, ssp))
+	if (compat_service_thread(&ssp->cb_worker, srcu_cb_worker, ssp))
 		return false;
 	ssp->cb_running = true;
 	return true;
+}
+
+/*
+ * Without a worker: run the queue in the calling thread, batch by batch,
+ * until it is empty or a worker has started (it then waits for us and
+ * takes over).  Called with cb_lock held, by a caller that may wait for a
+ * grace period of @ssp (not inside one of its read-side sections), when
+ * no one else runs the queue.  One runner at a time keeps the batches in
+ * order, which srcu_barrier()'s count relies on.
+ */
+static void srcu_cb_drain(struct srcu_struct *ssp)
+{
+	ssp->cb_drainer = pthread_self();
+	while (ssp->cb_head && !ssp->cb_running)
+		srcu_cb_run_batch(ssp);
+	ssp->cb_drainer = 0;
+	pthread_cond_broadcast(&ssp->cb_cond);
+	pthread_cond_broadcast(&ssp->cb_done_cond);
 }
 
 void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
@@ -336,43 +368,57 @@ void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
 	*ssp->cb_tail = head;
 	ssp->cb_tail = &head->next;
 	ssp->cb_queued++;
-	if (!srcu_cb_kick(ssp)) {
-		/*
-		 * No thread to defer to: take the callback back and run the
-		 * grace period here.  The callback then runs in the
-		 * caller's context, which callers must already tolerate for
-		 * kfree-like work; the kernel never gets here.
-		 */
-		struct rcu_head **pp = &ssp->cb_head;
-
-		while (*pp != head)
-			pp = &(*pp)->next;
-		*pp = NULL;
-		ssp->cb_tail = pp;
-		pthread_mutex_unlock(&ssp->cb_lock);
-		WARN_ONCE(1, "call_srcu: cannot start worker, running inline\n");
-		synchronize_srcu(ssp);
-		srcu_run_callback(func, head);
-		pthread_mutex_lock(&ssp->cb_lock);
-		ssp->cb_done++;
-		pthread_cond_broadcast(&ssp->cb_done_cond);
+	if (srcu_cb_kick(ssp)) {
+		pthread_cond_signal(&ssp->cb_cond);
 		pthread_mutex_unlock(&ssp->cb_lock);
 		return;
 	}
-	pthread_cond_signal(&ssp->cb_cond);
+	/*
+	 * No thread to defer to (pthread_create() failed; each call tries
+	 * again).  A caller that may wait for a grace period runs the queue
+	 * here, this callback included, which its callers must then
+	 * tolerate (the kernel never gets here).  One that may not (it is
+	 * inside a read-side section of @ssp, or runs the queue already,
+	 * from a callback) leaves it queued for the next call_srcu() or
+	 * srcu_barrier() that can: never a wait on itself.
+	 */
+	WARN_ONCE(1, "call_srcu(%s): cannot start the callback thread; callbacks run in callers that may wait\n",
+		  ssp->name);
+	if (!ssp->cb_drainer && !srcu_read_lock_held(ssp))
+		srcu_cb_drain(ssp);
 	pthread_mutex_unlock(&ssp->cb_lock);
 }
 
+/*
+ * Wait until the callbacks queued before the call have run: as many have
+ * run as had been queued (batches run one at a time, in order).  Without
+ * a worker, the caller runs them itself.  A wait that could only end by
+ * this thread's doing (called from one of @ssp's callbacks, or inside a
+ * read-side section of @ssp with callbacks pending) warns and returns.
+ */
 void srcu_barrier(struct srcu_struct *ssp)
 {
+	pthread_t self = pthread_self();
 	unsigned long target;
 
 	pthread_mutex_lock(&ssp->cb_lock);
 	target = ssp->cb_queued;
-	if (!srcu_cb_kick(ssp))
-		WARN_ONCE(1, "srcu_barrier: cannot start worker\n");
-	while ((long)(ssp->cb_done - target) < 0)
+	srcu_cb_kick(ssp);
+	while ((long)(ssp->cb_done - target) < 0) {
+		if (WARN_ONCE((ssp->cb_running &&
+			       pthread_equal(ssp->cb_worker, self)) ||
+			      (ssp->cb_drainer &&
+			       pthread_equal(ssp->cb_drainer, self)) ||
+			      srcu_read_lock_held(ssp),
+			      "srcu_barrier(%s) would wait for its own thread\n",
+			      ssp->name))
+			break;
+		if (!ssp->cb_running && !ssp->cb_drainer) {
+			srcu_cb_drain(ssp);
+			continue;
+		}
 		pthread_cond_wait(&ssp->cb_done_cond, &ssp->cb_lock);
+	}
 	pthread_mutex_unlock(&ssp->cb_lock);
 }
 
@@ -534,6 +580,8 @@ static void srcu_fork_child_domain(struct srcu_struct *ssp)
 	 */
 	ssp->cb_running = ssp->cb_running &&
 			  pthread_equal(ssp->cb_worker, pthread_self());
+	if (ssp->cb_drainer && !pthread_equal(ssp->cb_drainer, pthread_self()))
+		ssp->cb_drainer = 0;
 }
 
 /* Unlink @head from *@pp's list; true if it was there. */

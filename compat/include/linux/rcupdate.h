@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Userspace stand-in for <linux/rcupdate.h>.  The read side, grace periods
- * and callbacks are liburcu's memb flavour; threads are registered with it
- * on first use and unregistered when they exit.
+ * Userspace stand-in for <linux/rcupdate.h>.  The read side and grace
+ * periods are liburcu's bp flavour, which registers threads on first use;
+ * callbacks run on a worker thread of compat/rcu.c's own.
  */
 #ifndef _COMPAT_LINUX_RCUPDATE_H
 #define _COMPAT_LINUX_RCUPDATE_H
@@ -15,16 +15,13 @@
 #include <linux/types.h>
 
 /*
- * Starts like liburcu's struct rcu_head, so compat can hand it over.  Under
- * ThreadSanitizer the callback goes through a trampoline (see rcu.c) and
- * the real one is kept in tsan_func.
+ * call_rcu() and call_srcu() queue it, embedded in the caller's object:
+ * queueing a callback allocates nothing.  rcu.c, which cannot include
+ * this header, sees the same two members.
  */
 struct rcu_head {
 	struct rcu_head *next;
 	void (*func)(struct rcu_head *head);
-#ifdef COMPAT_TSAN
-	void (*tsan_func)(struct rcu_head *head);
-#endif
 };
 
 typedef void (*rcu_callback_t)(struct rcu_head *head);

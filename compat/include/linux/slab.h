@@ -16,6 +16,11 @@
  * fail, to exercise every -ENOMEM path; 0 means never.
  */
 extern unsigned long compat_alloc_fail_countdown;
+/*
+ * The same for the start of the library's service threads (its callback
+ * workers), which then fails as pthread_create() does without resources.
+ */
+extern unsigned long compat_thread_fail_countdown;
 void *compat_kmalloc(size_t size, gfp_t flags);
 
 static inline void *kmalloc(size_t size, gfp_t flags)

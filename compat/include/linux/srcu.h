@@ -39,6 +39,7 @@ struct srcu_struct {
 	unsigned long cb_queued;
 	unsigned long cb_done;
 	pthread_t cb_worker;
+	pthread_t cb_drainer;	/* runs the queue itself, no worker; 0: none */
 	bool cb_running;
 	bool cb_stop;
 };
