@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,6 +32,29 @@ FILE *compat_log_stream(void)
 	return compat_log ? compat_log : stderr;
 }
 
+/*
+ * WARN and printk may run in a signal handler that interrupted the library
+ * (the warnings of calls it refuses there), so they take no lock they could
+ * wait on and do not use stdio's locks: a message is formatted on the stack
+ * and written with one write(2), whole unless it is very long.
+ */
+static void compat_log_vwrite(const char *prefix, const char *fmt, va_list ap)
+{
+	FILE *stream = compat_log_stream();
+	char buf[1024];
+	int n = 0, fd = fileno(stream);
+
+	if (prefix)
+		n = snprintf(buf, sizeof(buf), "%s", prefix);
+	vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
+	if (fd < 0) {
+		fputs(buf, stream);
+		return;
+	}
+	if (write(fd, buf, strlen(buf)) < 0)
+		return;		/* nowhere else to report it */
+}
+
 static unsigned long warn_count;
 static pthread_mutex_t warn_site_lock = PTHREAD_MUTEX_INITIALIZER;
 static char warn_last_site[256];
@@ -40,18 +64,30 @@ void compat_warn(bool *printed, const char *file, int line,
 		 const char *fmt, ...)
 {
 	const char *base = strrchr(file, '/');
+	char prefix[300];
+	int tries;
 	va_list ap;
 
 	base = base ? base + 1 : file;
 	__atomic_add_fetch(&warn_count, 1, __ATOMIC_SEQ_CST);
-	pthread_mutex_lock(&warn_site_lock);
-	snprintf(warn_last_site, sizeof(warn_last_site), "%s:%d", base, line);
-	pthread_mutex_unlock(&warn_site_lock);
+	/*
+	 * Tried, not waited for: the holder may be the very code a signal
+	 * handler interrupted.  The site is then not recorded.
+	 */
+	for (tries = 0; tries < 1000; tries++) {
+		if (!pthread_mutex_trylock(&warn_site_lock)) {
+			snprintf(warn_last_site, sizeof(warn_last_site),
+				 "%s:%d", base, line);
+			pthread_mutex_unlock(&warn_site_lock);
+			break;
+		}
+		sched_yield();
+	}
 	if (__atomic_exchange_n(printed, true, __ATOMIC_RELAXED))
 		return;
-	fprintf(compat_log_stream(), "WARNING: %s:%d: ", base, line);
+	snprintf(prefix, sizeof(prefix), "WARNING: %s:%d: ", base, line);
 	va_start(ap, fmt);
-	vfprintf(compat_log_stream(), fmt, ap);
+	compat_log_vwrite(prefix, fmt, ap);
 	va_end(ap);
 }
 
@@ -75,7 +111,7 @@ void compat_printk(const char *level, const char *fmt, ...)
 
 	(void)level;
 	va_start(ap, fmt);
-	vfprintf(compat_log_stream(), fmt, ap);
+	compat_log_vwrite(NULL, fmt, ap);
 	va_end(ap);
 }
 

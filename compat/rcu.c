@@ -178,23 +178,30 @@ static void *rcu_cb_worker(void *arg)
 	return NULL;
 }
 
-/* Start the worker unless it runs; false when it cannot be started. */
-static bool rcu_worker_start(void)
+/*
+ * Start the worker unless it runs: 0 when it runs (or another thread is
+ * starting it), -1 when it cannot be started.  Only tried: the holder of
+ * rcu_cb_lock may be the thread that a signal handler calling call_rcu()
+ * interrupted, and the holder sees the queue anyway.
+ */
+static int rcu_worker_start(void)
 {
-	bool running;
+	int ret = 0;
 
-	if (__atomic_load_n(&rcu_worker_running, __ATOMIC_ACQUIRE))
-		return true;
-	pthread_mutex_lock(&rcu_cb_lock);
-	running = rcu_worker_running;
-	if (!running && !compat_service_thread(&rcu_worker, rcu_cb_worker,
-					       NULL)) {
-		pthread_detach(rcu_worker);
-		running = true;
-		__atomic_store_n(&rcu_worker_running, true, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&rcu_worker_running, __ATOMIC_ACQUIRE) ||
+	    pthread_mutex_trylock(&rcu_cb_lock))
+		return 0;
+	if (!rcu_worker_running) {
+		if (compat_service_thread(&rcu_worker, rcu_cb_worker, NULL)) {
+			ret = -1;
+		} else {
+			pthread_detach(rcu_worker);
+			__atomic_store_n(&rcu_worker_running, true,
+					 __ATOMIC_RELEASE);
+		}
 	}
 	pthread_mutex_unlock(&rcu_cb_lock);
-	return running;
+	return ret;
 }
 
 void compat_call_rcu(struct rcu_head *head,
@@ -211,10 +218,9 @@ void compat_call_rcu(struct rcu_head *head,
 	} while (!__atomic_compare_exchange_n(&rcu_cb_stack, &old, cb, true,
 					      __ATOMIC_SEQ_CST,
 					      __ATOMIC_RELAXED));
-	if (!rcu_worker_start()) {
-		WARN_ONCE(1, "call_rcu: cannot start the callback thread; callbacks wait for the next call_rcu() or rcu_barrier()\n");
-		return;
-	}
+	WARN_ONCE(rcu_worker_start(),
+		  "call_rcu: cannot start the callback thread; callbacks wait for the next call_rcu() or rcu_barrier()\n");
+	/* Also when a worker is only being started: it may miss the push. */
 	if (!__atomic_exchange_n(&rcu_cb_wake, 1, __ATOMIC_SEQ_CST))
 		rcu_futex(&rcu_cb_wake, FUTEX_WAKE_PRIVATE, 1);
 }

@@ -65,7 +65,10 @@
 struct revocable_domain {
 	struct srcu_struct *ssp;
 	const char *name;
+	/* Providers whose memory is not freed yet, released ones included. */
 	atomic_long_t providers;
+	/* Released providers whose deferred free has not run yet. */
+	atomic_long_t freeing;
 	unsigned int slow_ms;
 	void (*slow_hook)(struct revocable_domain *dom, unsigned int waited_ms,
 			  void *arg);
@@ -111,6 +114,37 @@ static bool revocable_cannot_wait(const char *fn)
 		    fn);
 }
 
+/*
+ * Whether the caller is inside an access of @dom, where waiting for the
+ * domain's readers would wait for itself (I7).  Found by lockdep in the
+ * kernel, by the thread's own counts in userspace.
+ */
+static bool revocable_inside_access(struct revocable_domain *dom)
+{
+	return IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) && READ_ONCE(debug_locks) &&
+	       srcu_read_lock_held(dom->ssp);
+}
+
+/*
+ * Whether a grace period or a call_srcu() of @dom, started now, would wait
+ * for the calling context although it is not inside an access: in
+ * userspace, a signal handler that interrupted its own thread while that
+ * held a lock of the domain's grace periods or callback queue.  Warns
+ * naming @fn.  The kernel's counterpart, an interrupt, is
+ * revocable_cannot_wait()'s.
+ */
+static bool revocable_would_deadlock(struct revocable_domain *dom,
+				     const char *fn)
+{
+#ifdef srcu_would_deadlock
+	return WARN(srcu_would_deadlock(dom->ssp),
+		    "%s() in domain %s from a signal handler that interrupted the library would deadlock\n",
+		    fn, dom->name);
+#else
+	return false;
+#endif
+}
+
 struct revocable_domain *revocable_default_domain(void)
 {
 	return &revocable_default;
@@ -131,23 +165,48 @@ struct revocable_domain *revocable_domain_alloc(const char *name)
 	dom->ssp = &dom->srcu;
 	dom->name = name ? name : "unnamed";
 	dom->slow_ms = REVOCABLE_SLOW_MS_DEFAULT;
+#ifdef srcu_set_name
+	/* Userspace: the report of threads inside accesses names the domain. */
+	srcu_set_name(&dom->srcu, dom->name);
+#endif
 	return dom;
 }
 EXPORT_SYMBOL_GPL(revocable_domain_alloc);
 
-void revocable_domain_barrier(struct revocable_domain *dom)
+int revocable_domain_barrier(struct revocable_domain *dom)
 {
-	if (WARN_ON(!dom) || revocable_cannot_wait(__func__))
-		return;
-	/* Async revokes drop references, and released shells are freed. */
+	if (WARN_ON(!dom))
+		return -EINVAL;
+	if (revocable_cannot_wait(__func__))
+		return -EDEADLK;
+	/* Pending callbacks would wait for the caller's own access. */
+	if (WARN(revocable_inside_access(dom),
+		 "%s() inside an access of domain %s would deadlock\n",
+		 __func__, dom->name) ||
+	    revocable_would_deadlock(dom, __func__))
+		return -EDEADLK;
+	/* Async revokes run their done callbacks and drop references... */
 	srcu_barrier(dom->ssp);
-	rcu_barrier();
+	/*
+	 * ...and released shells are freed by RCU callbacks, each of which
+	 * touches the domain last by decrementing ->freeing (a release).
+	 * The count is raised before a shell's call_rcu(), and the
+	 * releases that srcu_barrier() waited for happened before it
+	 * returned: when it reads zero here, no free of this domain's
+	 * memory is pending, and rcu_barrier(), which waits for every
+	 * callback in the system (costly in the kernel, and in a process
+	 * that frees domains by the thousand), has nothing to wait for.
+	 */
+	if (atomic_long_read_acquire(&dom->freeing))
+		rcu_barrier();
+	return 0;
 }
 EXPORT_SYMBOL_GPL(revocable_domain_barrier);
 
 int revocable_domain_free(struct revocable_domain *dom)
 {
 	long left;
+	int ret;
 
 	if (!dom)
 		return 0;
@@ -155,7 +214,10 @@ int revocable_domain_free(struct revocable_domain *dom)
 		return -EINVAL;
 	if (revocable_cannot_wait(__func__))
 		return -EDEADLK;
-	revocable_domain_barrier(dom);
+	ret = revocable_domain_barrier(dom);
+	if (ret)
+		return ret;
+	/* Ordered after the last free's decrement by the barrier's acquire. */
 	left = atomic_long_read(&dom->providers);
 	if (WARN(left, "domain %s freed with %ld providers left\n",
 		 dom->name, left))
@@ -191,6 +253,8 @@ static void revocable_provider_free_rcu(struct rcu_head *head)
 
 	kfree(rp);
 	atomic_long_dec(&dom->providers);
+	/* The last touch of the domain: see revocable_domain_barrier(). */
+	atomic_long_dec_return_release(&dom->freeing);
 }
 
 static void revocable_provider_release(struct kref *kref)
@@ -199,6 +263,7 @@ static void revocable_provider_release(struct kref *kref)
 		container_of(kref, struct revocable_provider, kref);
 
 	/* revocable_provider_get_rcu() may still be looking at the shell. */
+	atomic_long_inc(&rp->dom->freeing);
 	call_rcu(&rp->rcu, revocable_provider_free_rcu);
 }
 
@@ -342,12 +407,6 @@ static void revocable_wait_readers(struct revocable_domain *dom)
 	destroy_rcu_head_on_stack(&w.rcu);
 }
 
-static bool revocable_inside_access(struct revocable_domain *dom)
-{
-	return IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) && READ_ONCE(debug_locks) &&
-	       srcu_read_lock_held(dom->ssp);
-}
-
 /*
  * Clear the owner's slot; the caller that gets the provider revokes it.
  * Returns the provider, NULL when the slot was already empty, or
@@ -364,6 +423,41 @@ revocable_detach(struct revocable_provider __rcu **rpp)
 	if (rp)
 		RCU_INIT_POINTER(rp->res, NULL);
 	return rp;
+}
+
+/*
+ * revocable_detach() for a revoke that will wait for the provider's domain
+ * or queue on it.  In userspace, from a signal handler that interrupted the
+ * library inside that domain's grace period or callback queue
+ * (revocable_would_deadlock()), nothing is done and ERR_PTR(-EDEADLK) is
+ * returned: the domain is looked up under RCU, which keeps the shell
+ * alive, and the slot is cleared only if it still holds the provider that
+ * was checked.
+ */
+static struct revocable_provider *
+revocable_detach_checked(struct revocable_provider __rcu **rpp,
+			 const char *fn)
+{
+#ifdef srcu_would_deadlock
+	struct revocable_provider *rp;
+
+	if (WARN_ON(!rpp))
+		return ERR_PTR(-EINVAL);
+	rcu_read_lock();
+	do {
+		rp = rcu_dereference(*rpp);
+		if (rp && revocable_would_deadlock(rp->dom, fn)) {
+			rcu_read_unlock();
+			return ERR_PTR(-EDEADLK);
+		}
+	} while (rp && cmpxchg(rpp, rp, NULL) != rp);
+	rcu_read_unlock();
+	if (rp)
+		RCU_INIT_POINTER(rp->res, NULL);
+	return rp;
+#else
+	return revocable_detach(rpp);
+#endif
 }
 
 /* SRCU callback: readers of a revoked provider have drained. */
@@ -387,7 +481,7 @@ static void revocable_finish_later(struct revocable_provider *rp,
 
 int revocable_revoke(struct revocable_provider __rcu **rpp)
 {
-	struct revocable_provider *rp = revocable_detach(rpp);
+	struct revocable_provider *rp = revocable_detach_checked(rpp, __func__);
 
 	if (IS_ERR_OR_NULL(rp))
 		return PTR_ERR_OR_ZERO(rp);
@@ -413,7 +507,7 @@ EXPORT_SYMBOL_GPL(revocable_provider_revoke);
 int revocable_revoke_async(struct revocable_provider __rcu **rpp,
 			   void (*done)(void *arg), void *arg)
 {
-	struct revocable_provider *rp = revocable_detach(rpp);
+	struct revocable_provider *rp = revocable_detach_checked(rpp, __func__);
 
 	if (IS_ERR_OR_NULL(rp))
 		return PTR_ERR_OR_ZERO(rp);
@@ -454,7 +548,10 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 	doms = (struct revocable_domain **)(rps + n);
 
 	for (i = 0; i < n; i++) {
-		rp = revocable_detach(rpps[i]);
+		rp = revocable_detach_checked(rpps[i], __func__);
+		/* A domain it must not wait for: left in its slot. */
+		if (PTR_ERR(rp) == -EDEADLK)
+			deadlock = true;
 		if (IS_ERR_OR_NULL(rp))
 			continue;
 		rps[cnt++] = rp;
@@ -512,7 +609,8 @@ int revocable_revoke_wait(struct revocable_provider *rp)
 	}
 	if (WARN(revocable_inside_access(rp->dom),
 		 "revoke wait inside an access of domain %s would deadlock\n",
-		 rp->dom->name))
+		 rp->dom->name) ||
+	    revocable_would_deadlock(rp->dom, __func__))
 		return -EDEADLK;
 	revocable_wait_readers(rp->dom);
 	kref_put(&rp->kref, revocable_provider_release);

@@ -95,12 +95,15 @@ struct revocable_domain *revocable_domain_alloc(const char *name);
  * @dom: the domain; NULL is ignored
  *
  * Waits for the domain's pending asynchronous revokes and for the release
- * of providers whose last reference is already gone.
+ * of providers whose last reference is already gone, as
+ * revocable_domain_barrier() does; when there are none, it does not wait.
  *
- * Context: process context; may sleep; not inside an access.
+ * Context: process context; may sleep; not inside an access of @dom, not
+ * from a completion callback.
  * Return: 0 when freed; -EBUSY (with a warning) when providers of the
- * domain are still referenced, and the domain is left intact; -EINVAL
- * (with a warning) for the default domain.
+ * domain are still referenced; -EINVAL (with a warning) for the default
+ * domain; -EDEADLK (with a warning) where revocable_domain_barrier() would
+ * return it.  On error the domain is left intact.
  */
 int revocable_domain_free(struct revocable_domain *dom);
 
@@ -110,12 +113,18 @@ int revocable_domain_free(struct revocable_domain *dom);
  *
  * Waits until the completion callbacks of asynchronous revokes queued so
  * far have run, and the memory of providers released so far is freed.  Call
- * it before unloading code that such callbacks would run.
+ * it before unloading code that such callbacks would run.  When nothing is
+ * pending in @dom, it returns without waiting.
  *
- * Context: process context; may sleep; not inside an access, not from a
- * completion callback.
+ * Context: process context; may sleep; not inside an access of @dom, not
+ * from a completion callback.
+ * Return: 0 once the work is done; -EDEADLK (with a warning), without
+ * waiting, inside an access of @dom, from a completion callback, or (in
+ * userspace) from a signal handler that interrupted the library inside the
+ * domain's grace period or callback queue, where the wait could never
+ * end; -EINVAL (with a warning) for a NULL @dom.
  */
-void revocable_domain_barrier(struct revocable_domain *dom);
+int revocable_domain_barrier(struct revocable_domain *dom);
 
 /**
  * revocable_default_domain() - the domain revocable_provider_alloc() uses
@@ -239,7 +248,10 @@ void revocable_provider_put(struct revocable_provider *rp);
  * free the resource); 0 when the slot was already empty; -EDEADLK (with a
  * warning) when called inside an access of the provider's domain: new
  * accesses already fail, but the wait could not be done here, and the
- * owner reference is dropped once the readers drain; -EINVAL (with a
+ * owner reference is dropped once the readers drain.  -EDEADLK (with a
+ * warning) too, in userspace, from a signal handler that interrupted the
+ * library inside the domain's grace period or callback queue, and then
+ * nothing is done: the provider stays in its slot.  -EINVAL (with a
  * warning) for a NULL @rpp.
  */
 int revocable_revoke(struct revocable_provider __rcu **rpp);
@@ -266,8 +278,11 @@ void revocable_provider_revoke(struct revocable_provider __rcu **rpp);
  *
  * Context: any context that may call call_srcu().
  * Return: 1 when this call revoked and @done will run; 0 when the slot was
- * already empty, and @done will not run; -EINVAL (with a warning) for a
- * NULL @rpp.
+ * already empty, and @done will not run; -EDEADLK (with a warning) in
+ * userspace from a signal handler that interrupted the library inside the
+ * domain's grace period or callback queue: nothing is done (the provider
+ * stays in its slot, @done will not run), call again from elsewhere;
+ * -EINVAL (with a warning) for a NULL @rpp.
  */
 int revocable_revoke_async(struct revocable_provider __rcu **rpp,
 			   void (*done)(void *arg), void *arg);
@@ -284,7 +299,10 @@ int revocable_revoke_async(struct revocable_provider __rcu **rpp,
  * Return: how many providers this call revoked; -EDEADLK (with a warning)
  * when called inside an access of one of their domains, in which case all
  * are revoked for new accesses and those of that domain complete in the
- * background; -EINVAL for a NULL array with @n > 0.
+ * background; -EDEADLK also when some slots were left as they were, in
+ * userspace, because the call comes from a signal handler that interrupted
+ * the library inside their domain's grace period or callback queue;
+ * -EINVAL for a NULL array with @n > 0.
  */
 int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 			   unsigned int n);
@@ -325,7 +343,9 @@ revocable_revoke_begin(struct revocable_provider __rcu **rpp);
  * Context: process context; may sleep; not inside an access of the same
  * domain.
  * Return: 0 when readers are drained; -EDEADLK (with a warning) inside an
- * access of the domain, nothing done, call again from elsewhere; -EINVAL
+ * access of the domain (or, in userspace, from a signal handler that
+ * interrupted the library inside the domain's grace period or callback
+ * queue), nothing done, call again from elsewhere; -EINVAL
  * (with a warning) for NULL or a provider that was not begun.
  */
 int revocable_revoke_wait(struct revocable_provider *rp);

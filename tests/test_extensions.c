@@ -7,6 +7,7 @@
 
 #include <linux/compiler.h>
 #include <linux/printk.h>
+#include <linux/slab.h>
 #include <linux/srcu.h>
 
 #include "testutil.h"
@@ -407,6 +408,202 @@ START_TEST(threads_need_no_registration)
 }
 END_TEST
 
+/* ----- waits inside an access, missing workers, cheap domains ----------- */
+
+static void count_done(void *arg)
+{
+	__atomic_add_fetch((int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
+static int done_count(int *n)
+{
+	return __atomic_load_n(n, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Inside an access of a domain, waiting for that domain's deferred work
+ * would wait for the access itself once an async revoke is pending: the
+ * barrier and domain_free() warn and return -EDEADLK at once (they used to
+ * hang), pending or not, and the domain is intact.  Outside the access
+ * both work, and the pending revoke completes.
+ */
+START_TEST(domain_waits_inside_access_are_refused)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("waits");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	struct revocable_provider __rcu *other = revocable_provider_alloc_in(dom, (void *)2);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable acc;
+	int done = 0, ret = 0;
+
+	ck_assert_ptr_eq(revocable_access(ref, &acc), (void *)1);
+	ck_assert_uint_eq(WARNS(ret = revocable_domain_barrier(dom)), 1);
+	ASSERT_WARNED_IN_LIB();
+	ck_assert_int_eq(ret, -EDEADLK);
+	/* Now with an async revoke pending behind the access. */
+	ck_assert_int_eq(revocable_revoke_async(&other, count_done, &done), 1);
+	ck_assert_uint_eq(WARNS(ret = revocable_domain_barrier(dom)), 1);
+	ASSERT_WARNED_IN_LIB();
+	ck_assert_int_eq(ret, -EDEADLK);
+	ck_assert_uint_eq(WARNS(ret = revocable_domain_free(dom)), 1);
+	ASSERT_WARNED_IN_LIB();
+	ck_assert_int_eq(ret, -EDEADLK);
+	ck_assert_int_eq(done_count(&done), 0);
+	revocable_withdraw_access(&acc);
+
+	ck_assert_int_eq(revocable_domain_barrier(dom), 0);
+	ck_assert_int_eq(done_count(&done), 1);
+	revocable_provider_put(ref);
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
+/* No false positive: an access of another domain does not stop them. */
+START_TEST(domain_waits_inside_other_domains_access_work)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("free-me");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	struct revocable_provider __rcu *dflt = revocable_provider_alloc((void *)2);
+	struct revocable acc;
+	int done = 0;
+
+	ck_assert_ptr_eq(revocable_access(dflt, &acc), (void *)2);
+	ck_assert_int_eq(revocable_revoke_async(&rp, count_done, &done), 1);
+	ck_assert_uint_eq(WARNS(ck_assert_int_eq(revocable_domain_barrier(dom), 0)), 0);
+	ck_assert_int_eq(done_count(&done), 1);
+	ck_assert_uint_eq(WARNS(ck_assert_int_eq(revocable_domain_free(dom), 0)), 0);
+	revocable_withdraw_access(&acc);
+	ck_assert_int_eq(revocable_revoke(&dflt), 1);
+}
+END_TEST
+
+/*
+ * A domain costs microseconds to create and free, also after a provider
+ * was revoked in it (the free then waits for that provider's deferred
+ * free only): 10 ms each before, when every free waited for liburcu's
+ * call_rcu thread and rcu_barrier().
+ */
+START_TEST(domain_create_free_is_cheap)
+{
+	unsigned int i, n = test_slow() ? 200 : 2000;
+	unsigned long t0 = test_now_ms(), ms;
+
+	for (i = 0; i < n; i++) {
+		struct revocable_domain *dom = revocable_domain_alloc("cheap");
+		struct revocable_provider __rcu *rp;
+
+		ck_assert_ptr_nonnull(dom);
+		rp = revocable_provider_alloc_in(dom, (void *)1);
+		ck_assert_ptr_nonnull(rp);
+		if (i & 1)
+			ck_assert_int_eq(revocable_revoke(&rp), 1);
+		else
+			ck_assert_int_eq(revocable_revoke_async(&rp, NULL, NULL), 1);
+		ck_assert_int_eq(revocable_domain_free(dom), 0);
+	}
+	ms = test_now_ms() - t0;
+	/* 1 ms each at most, where 10 ms was the norm. */
+	ck_assert_msg(ms < test_bound_ms(n), "%u domains took %lu ms", n, ms);
+}
+END_TEST
+
+/* Out of memory, a domain or provider is NULL with errno ENOMEM. */
+START_TEST(allocation_failure_sets_errno)
+{
+	errno = 0;
+	compat_alloc_fail_countdown = 1;
+	ck_assert_ptr_null(revocable_domain_alloc("x"));
+	ck_assert_int_eq(errno, ENOMEM);
+	errno = 0;
+	compat_alloc_fail_countdown = 1;
+	ck_assert_ptr_null(revocable_provider_alloc((void *)1));
+	ck_assert_int_eq(errno, ENOMEM);
+}
+END_TEST
+
+/*
+ * No thread for the RCU callbacks (pthread_create() fails once): a deferred
+ * free stays queued, with a warning instead of liburcu's abort, and
+ * domain_free() runs it in the caller.  The next call_rcu() that can start
+ * the worker does so.
+ */
+START_TEST(deferred_free_without_rcu_worker)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("no-rcu-worker");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	unsigned long w;
+	int ret = 0;
+
+	compat_thread_fail_countdown = 1;
+	w = WARNS(ck_assert_int_eq(revocable_revoke(&rp), 1));
+	if (compat_thread_fail_countdown)
+		/* The worker already ran in this process: nothing to show. */
+		compat_thread_fail_countdown = 0;
+	else
+		ck_assert_uint_eq(w, 1);
+	ck_assert_uint_eq(WARNS(ret = revocable_domain_free(dom)), 0);
+	ck_assert_int_eq(ret, 0);
+	rp = revocable_provider_alloc((void *)2);
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+	ck_assert_int_eq(revocable_domain_barrier(revocable_default_domain()), 0);
+}
+END_TEST
+
+/*
+ * No thread for a domain's SRCU callbacks: an async revoke outside an
+ * access runs its grace period and done callback in the caller, as a
+ * callback (waits from it are still refused); a revoke inside an access
+ * returns -EDEADLK at once (it used to hang) and completes at the next
+ * barrier, which runs it in the caller.
+ */
+struct inline_done {
+	int done;
+	int wait_ret;
+	struct revocable_domain *dom;
+};
+
+static void inline_done_cb(void *arg)
+{
+	struct inline_done *d = arg;
+
+	d->wait_ret = revocable_domain_barrier(d->dom);
+	__atomic_add_fetch(&d->done, 1, __ATOMIC_SEQ_CST);
+}
+
+START_TEST(async_revoke_without_srcu_worker)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("no-srcu-worker");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	struct inline_done d = { .dom = dom };
+	struct revocable_provider *ref;
+	struct revocable acc;
+	int ret = 0;
+
+	compat_thread_fail_countdown = 1;
+	/* The start failure and the barrier called from done warn. */
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_async(&rp, inline_done_cb, &d)), 2);
+	ck_assert_int_eq(ret, 1);
+	ck_assert_uint_eq(compat_thread_fail_countdown, 0);
+	ck_assert_int_eq(done_count(&d.done), 1);
+	ck_assert_int_eq(d.wait_ret, -EDEADLK);
+
+	rp = revocable_provider_alloc_in(dom, (void *)2);
+	ref = revocable_provider_get_rcu(&rp);
+	ck_assert_ptr_eq(revocable_access(ref, &acc), (void *)2);
+	compat_thread_fail_countdown = 1;
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke(&rp)), 2);
+	ck_assert_int_eq(ret, -EDEADLK);
+	ck_assert_ptr_null(revocable_access_unchecked(ref));
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	compat_thread_fail_countdown = 1;
+	ck_assert_int_eq(revocable_domain_barrier(dom), 0);
+	ck_assert_uint_eq(compat_thread_fail_countdown, 0);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("extensions");
@@ -433,6 +630,12 @@ Suite *test_suite(void)
 	tcase_add_test(tc, unchecked_access_returns_resource_until_revoked);
 	tcase_add_test(tc, access_through_null_provider_is_null);
 	tcase_add_test(tc, threads_need_no_registration);
+	tcase_add_test(tc, domain_waits_inside_access_are_refused);
+	tcase_add_test(tc, domain_waits_inside_other_domains_access_work);
+	tcase_add_test(tc, domain_create_free_is_cheap);
+	tcase_add_test(tc, allocation_failure_sets_errno);
+	tcase_add_test(tc, deferred_free_without_rcu_worker);
+	tcase_add_test(tc, async_revoke_without_srcu_worker);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -74,6 +74,10 @@
 	{								\
 		return op##_add_return(-1, v);				\
 	}								\
+	static __always_inline type op##_dec_return_release(atype *v)	\
+	{								\
+		return __atomic_sub_fetch(&v->counter, 1, __ATOMIC_RELEASE); \
+	}								\
 	static __always_inline bool op##_dec_and_test(atype *v)		\
 	{								\
 		return op##_dec_return(v) == 0;				\
