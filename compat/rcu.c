@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <linux/compat_annotate.h>
 #include <linux/compat_tsan.h>
 #include <urcu/urcu-bp.h>
 
@@ -105,9 +106,11 @@ struct compat_cb {
 
 static struct compat_cb *rcu_cb_stack;	/* pushed, newest first */
 static unsigned int rcu_cb_wake;	/* futex: set by a push, cleared by the worker */
+COMPAT_RACE_BY_DESIGN(rcu_cb_wake)
 static unsigned long rcu_cb_queued;	/* callbacks counted by call_rcu(), ever */
 static unsigned long rcu_cb_done;	/* callbacks run, ever (rcu_cb_lock) */
 static bool rcu_worker_running;
+COMPAT_RACE_BY_DESIGN(rcu_worker_running)
 static pthread_t rcu_worker;
 /* Worker start, the count of callbacks run and its condition. */
 static pthread_mutex_t rcu_cb_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -115,6 +118,7 @@ static pthread_cond_t rcu_cb_done_cond = PTHREAD_COND_INITIALIZER;
 /* Held by whoever takes and runs a batch, the worker or rcu_barrier(). */
 static pthread_mutex_t rcu_run_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t rcu_runner;		/* its holder, 0 when free */
+COMPAT_RACE_BY_DESIGN(rcu_runner)
 
 static long rcu_futex(unsigned int *word, int op, unsigned int val)
 {
@@ -141,6 +145,7 @@ static void rcu_run_batch_locked(void)
 
 	__atomic_store_n(&rcu_runner, pthread_self(), __ATOMIC_RELAXED);
 	list = __atomic_exchange_n(&rcu_cb_stack, NULL, __ATOMIC_ACQUIRE);
+	compat_hb_after(&rcu_cb_stack);
 	for (; list; list = next) {
 		next = list->next;
 		list->next = fifo;
@@ -215,6 +220,7 @@ void compat_call_rcu(struct rcu_head *head,
 	old = __atomic_load_n(&rcu_cb_stack, __ATOMIC_RELAXED);
 	do {
 		cb->next = old;
+		compat_hb_before(&rcu_cb_stack);	/* helgrind, DRD */
 	} while (!__atomic_compare_exchange_n(&rcu_cb_stack, &old, cb, true,
 					      __ATOMIC_SEQ_CST,
 					      __ATOMIC_RELAXED));

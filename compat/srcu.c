@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include <linux/bug.h>
+#include <linux/compat_annotate.h>
 #include <linux/errno.h>
 #include <linux/printk.h>
 #include <linux/debug_locks.h>
@@ -76,6 +77,7 @@ static bool srcu_idx_drained(struct srcu_struct *ssp, int idx)
 			drained = false;
 			break;
 		}
+		compat_hb_after_reader(t, &c->unlock[idx]);
 	}
 	compat_registry_unlock();
 	return drained;
@@ -129,6 +131,7 @@ int __init_srcu_struct(struct srcu_struct *ssp, const char *name)
 
 	memset(ssp, 0, sizeof(*ssp));
 	ssp->reader.id = -1;
+	compat_race_by_design(&ssp->reader.idx, sizeof(ssp->reader.idx));
 	ssp->name = name;
 	compat_registry_lock();
 	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++) {

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <linux/bug.h>
+#include <linux/compat_annotate.h>
 #include <linux/srcu.h>
 
 #include "compat_internal.h"
@@ -207,6 +208,7 @@ static void compat_make_exit_key(void)
 		fprintf(stderr, "revocable: no thread-specific key left\n");
 		abort();
 	}
+	compat_hb_before(&exit_key_once);	/* helgrind: pthread_once() */
 }
 
 struct __revocable_reader *__revocable_register(void)
@@ -215,6 +217,7 @@ struct __revocable_reader *__revocable_register(void)
 	char name[16];
 
 	pthread_once(&exit_key_once, compat_make_exit_key);
+	compat_hb_after(&exit_key_once);
 	if (pthread_getname_np(pthread_self(), name, sizeof(name)))
 		name[0] = '\0';
 
@@ -232,7 +235,8 @@ struct __revocable_reader *__revocable_register(void)
 	t->reader.slot = t->first_slots;
 	t->nr_slots = COMPAT_SRCU_FIRST_SLOTS;
 	t->reader.token = __atomic_fetch_add(&next_token, 1, __ATOMIC_RELAXED);
-	t->reader.fence = !compat_has_membarrier;
+	t->reader.fence = !compat_has_membarrier || compat_race_detector();
+	compat_race_by_design(t->first_slots, sizeof(t->first_slots));
 	thread_set_inline(t);
 	t->tid = (int)syscall(SYS_gettid);
 	memcpy(t->name, name, sizeof(t->name));
@@ -283,6 +287,7 @@ int __revocable_read_lock_slow(struct __revocable_reader *r,
 			fprintf(stderr, "revocable: no memory for %u SRCU slots\n", n);
 			abort();
 		}
+		compat_race_by_design(slot, n * sizeof(*slot));
 		memcpy(slot, old, t->nr_slots * sizeof(*slot));
 		r->slot = slot;
 		t->nr_slots = n;

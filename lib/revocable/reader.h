@@ -50,6 +50,8 @@
 #ifndef __REVOCABLE_READER_H
 #define __REVOCABLE_READER_H
 
+#include "annotate.h"	/* race detectors: see there */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -117,7 +119,7 @@ __revocable_reader_barrier(const struct __revocable_reader *r)
 	if (__builtin_expect(!r->fence, 1))
 		__asm__ __volatile__("" : : : "memory");
 	else
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		__revocable_slow_barrier(r);	/* see annotate.h */
 }
 
 /*

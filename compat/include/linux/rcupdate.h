@@ -9,6 +9,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cleanup.h>
+#include <linux/compat_annotate.h>
 #include <linux/compat_thread.h>
 #include <linux/compiler.h>
 #include <linux/container_of.h>
@@ -44,7 +45,7 @@ void compat_rcu_barrier(void);
 #define rcu_dereference_protected(p, c) (p)
 #define rcu_access_pointer(p)	READ_ONCE(p)
 #define rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
-#define RCU_INIT_POINTER(p, v)	WRITE_ONCE(p, v)
+#define RCU_INIT_POINTER(p, v)	do { compat_rcu_pointer_store(&(p)); WRITE_ONCE(p, v); } while (0)
 #define RCU_INITIALIZER(v)	(v)
 #define unrcu_pointer(p)	(p)
 /* As with the kernel's debug objects: the compat fork handler needs them. */

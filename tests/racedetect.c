@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A correct consumer for the race detectors (racedetect.sh): built against
+ * the installed library the way a program would be, run under helgrind,
+ * DRD or ThreadSanitizer, it must get no report.  With the argument "racy"
+ * it also has a plain data race of its own, on memory its threads share
+ * outside any access, which the detector must report.
+ *
+ * What it does is what the library's orderings are for: readers read a
+ * resource and write their own part of it inside accesses, with every
+ * kind of access (handle, handle from revocable_init(), scope macro); the
+ * provider reads those writes, poisons the resource and frees it right
+ * after revocable_revoke() returns, or in the done callback of
+ * revocable_revoke_async(); references are dropped after the revoke, so
+ * the shells are freed by the library's deferred frees; the domain is freed
+ * at the end.  No user-level lock orders a reader's accesses against the
+ * provider's frees: only the library does.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <revocable.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define READERS		3
+#define ROUNDS		40
+#define MAGIC		0x5eed
+
+struct res {
+	int magic;
+	int seen[READERS + 1];	/* one per reader, the last the provider's */
+};
+
+struct reader {
+	pthread_t thread;
+	int id;
+	int got;
+};
+
+static struct revocable_provider *slot_sync, *slot_async;
+static struct revocable_domain *dom;
+static pthread_barrier_t started;
+static pthread_mutex_t async_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t async_cond = PTHREAD_COND_INITIALIZER;
+static int async_done, async_seen;
+static int racy;
+/* The deliberate race: written by every reader, with no lock. */
+static int racy_counter;
+
+static struct res *res_new(void)
+{
+	struct res *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		exit(1);
+	r->magic = MAGIC;
+	return r;
+}
+
+/* Read the resource and write this reader's part of it. */
+static int use(struct res *r, int id)
+{
+	if (!r)
+		return 0;
+	if (r->magic != MAGIC) {
+		fprintf(stderr, "racedetect: reader %d saw a freed resource\n", id);
+		exit(1);
+	}
+	r->seen[id]++;
+	return 1;
+}
+
+/* Runs on the library's worker once the readers of slot_async drained. */
+static void async_free(void *arg)
+{
+	struct res *r = arg;
+	int i, n = 0;
+
+	for (i = 0; i <= READERS; i++)
+		n += r->seen[i];
+	r->magic = 0;
+	free(r);
+	pthread_mutex_lock(&async_lock);
+	async_seen = n;
+	async_done = 1;
+	pthread_cond_signal(&async_cond);
+	pthread_mutex_unlock(&async_lock);
+}
+
+/* One access of each kind; whether the first one found the resource. */
+static int round_of_accesses(struct reader *rd, struct revocable_provider *ref,
+			     struct revocable *init_rev)
+{
+	struct revocable rev;
+	struct res *r;
+	int live;
+
+	if (racy)
+		racy_counter++;
+	r = revocable_access(ref, &rev);
+	live = use(r, rd->id);
+	revocable_withdraw_access(&rev);
+
+	r = revocable_try_access(init_rev);
+	use(r, rd->id);
+	revocable_withdraw_access(init_rev);
+
+	REVOCABLE_TRY_ACCESS_SCOPED(ref, r) {
+		use(r, rd->id);
+	}
+	return live;
+}
+
+static void *reader(void *arg)
+{
+	struct reader *rd = arg;
+	struct revocable_provider *ref = revocable_provider_get_rcu(&slot_sync);
+	struct revocable_provider *aref = revocable_provider_get_rcu(&slot_async);
+	struct revocable init_rev;
+	int i;
+
+	if (!ref || !aref || revocable_init(aref, &init_rev))
+		exit(1);
+	for (i = 0; i < ROUNDS; i++)
+		rd->got += round_of_accesses(rd, ref, &init_rev);
+	/* Then on, only the library orders our accesses before the frees. */
+	pthread_barrier_wait(&started);
+	while (round_of_accesses(rd, ref, &init_rev))
+		rd->got++;
+	revocable_deinit(&init_rev);
+	revocable_provider_put(aref);
+	revocable_provider_put(ref);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct reader rd[READERS];
+	struct res *sync_res = res_new(), *async_res = res_new();
+	struct revocable_provider *own;
+	struct revocable rev;
+	int i, n = 0;
+
+	racy = argc > 1 && !strcmp(argv[1], "racy");
+	dom = revocable_domain_alloc("racedetect");
+	if (!dom)
+		return 1;
+	slot_sync = revocable_provider_alloc_in(dom, sync_res);
+	slot_async = revocable_provider_alloc(async_res);
+	if (!slot_sync || !slot_async)
+		return 1;
+	if (pthread_barrier_init(&started, NULL, READERS + 1))
+		return 1;
+	for (i = 0; i < READERS; i++) {
+		rd[i].id = i;
+		rd[i].got = 0;
+		if (pthread_create(&rd[i].thread, NULL, reader, &rd[i]))
+			return 1;
+	}
+	pthread_barrier_wait(&started);
+
+	/* The provider's own access, through its slot. */
+	own = slot_sync;
+	use(revocable_access(own, &rev), READERS);
+	revocable_withdraw_access(&rev);
+
+	/* Readers drained: what they wrote is ours to read, then to free. */
+	if (revocable_revoke(&slot_sync) != 1)
+		return 1;
+	for (i = 0; i <= READERS; i++)
+		n += sync_res->seen[i];
+	sync_res->magic = 0;
+	free(sync_res);
+
+	/* The same, freed by the done callback on the library's worker. */
+	if (revocable_revoke_async(&slot_async, async_free, async_res) != 1)
+		return 1;
+	pthread_mutex_lock(&async_lock);
+	while (!async_done)
+		pthread_cond_wait(&async_cond, &async_lock);
+	pthread_mutex_unlock(&async_lock);
+
+	for (i = 0; i < READERS; i++)
+		pthread_join(rd[i].thread, NULL);
+	pthread_barrier_destroy(&started);
+	revocable_domain_barrier(dom);
+	revocable_domain_barrier(revocable_default_domain());
+	if (revocable_domain_free(dom))
+		return 1;
+	printf("racedetect: %d accesses before the revoke, %d before the async revoke%s\n",
+	       n, async_seen, racy ? " (with a race of its own)" : "");
+	return n > 0 ? 0 : 1;
+}
