@@ -11,9 +11,12 @@
  * error a call returns and cleans up, and fails only on a wrong result,
  * while an abort, another signal or a hang (the run's watchdog) fails the
  * sweep.  Under valgrind (meson test --setup=valgrind) each child is
- * checked for leaks when it exits, and a leak fails its run.
+ * checked for leaks when it exits, and a leak fails its run.  With
+ * --persistent every call from the Nth on fails (SQLite's persistent
+ * mode: memory that stays short), and the same holds.
  *
  *	failnth			the sweep (a meson test, suite "failnth")
+ *	failnth --persistent	the sweep in persistent mode (failnth-persistent)
  *	failnth --nth N		one run that fails call N, in this process
  *	failnth --max-failures K  stop after K failing runs (default 20)
  *
@@ -71,8 +74,10 @@ static const char *const inject_name[INJ_NR] = {
 struct inject_state {
 	int armed;			/* count and fail calls */
 	unsigned long nth;		/* the call to fail */
+	int persistent;			/* and every call after it */
 	unsigned long calls;		/* calls counted while armed */
-	int injected;			/* kind + 1 of the failed call */
+	unsigned long failed;		/* calls failed */
+	int injected;			/* kind + 1 of the Nth call */
 	int nframes;
 	void *frames[MAX_FRAMES];
 	const char *step;		/* what the workload was doing */
@@ -162,8 +167,11 @@ static bool inject_fail(enum inject_kind kind)
 	if (!s || in_injector || !__atomic_load_n(&s->armed, __ATOMIC_RELAXED))
 		return false;
 	n = __atomic_add_fetch(&s->calls, 1, __ATOMIC_SEQ_CST);
-	if (n != s->nth)
+	if (n < s->nth || (n > s->nth && !s->persistent))
 		return false;
+	__atomic_add_fetch(&s->failed, 1, __ATOMIC_RELAXED);
+	if (n > s->nth)
+		return true;
 	in_injector = 1;
 	s->injected = kind + 1;
 	s->step_at_injection = s->step;
@@ -635,12 +643,14 @@ static void on_watchdog(int sig)
 }
 
 /* One run: arm, run the workload, disarm.  In the calling process. */
-static int run_once(unsigned long nth, unsigned int timeout_s)
+static int run_once(unsigned long nth, int persistent, unsigned int timeout_s)
 {
 	signal(SIGALRM, on_watchdog);
 	alarm(timeout_s);
 	inj->nth = nth;
+	inj->persistent = persistent;
 	inj->calls = 0;
+	inj->failed = 0;
 	inj->injected = 0;
 	inj->step = "start";
 	__atomic_store_n(&inj->armed, 1, __ATOMIC_SEQ_CST);
@@ -712,7 +722,7 @@ static void print_log(FILE *log)
 		buf[n - 1] == '\n' ? "" : "\n");
 }
 
-static int sweep(unsigned int max_failures)
+static int sweep(int persistent, unsigned int max_failures)
 {
 	unsigned int timeout_s = slow() ? 30 : 10;
 	unsigned long n, points = 0, failures = 0, by_kind[INJ_NR] = { 0 };
@@ -745,7 +755,7 @@ static int sweep(unsigned int max_failures)
 			return 1;
 		}
 		if (pid == 0)
-			_exit(run_once(n, timeout_s));
+			_exit(run_once(n, persistent, timeout_s));
 		got = wait_run(pid, &status, 2 * timeout_s);
 		if (got != pid) {
 			perror("failnth: waitpid");
@@ -765,9 +775,10 @@ static int sweep(unsigned int max_failures)
 		if (o == RUN_OK)
 			continue;
 		failures++;
-		fprintf(stderr, "failnth: N=%lu: %s failed in step \"%s\": %s "
-			"(the run was in step \"%s\")\n", n,
+		fprintf(stderr, "failnth: N=%lu: %s failed%s in step \"%s\": "
+			"%s (the run was in step \"%s\")\n", n,
 			inject_name[inj->injected - 1],
+			persistent ? ", and every call after it," : "",
 			inj->step_at_injection ? inj->step_at_injection : "?",
 			what, inj->step ? inj->step : "?");
 		backtrace_symbols_fd(inj->frames, inj->nframes, STDERR_FILENO);
@@ -778,7 +789,8 @@ static int sweep(unsigned int max_failures)
 			break;
 		}
 	}
-	printf("failnth: %lu injection points (", points);
+	printf("failnth%s: %lu injection points (",
+	       persistent ? " --persistent" : "", points);
 	for (int k = 0; k < INJ_NR; k++)
 		printf("%s%s %lu", k ? ", " : "", inject_name[k], by_kind[k]);
 	printf(") in %lu ms; %lu failed\n", now_ms() - t0, failures);
@@ -789,17 +801,20 @@ int main(int argc, char **argv)
 {
 	unsigned int max_failures = 20;
 	unsigned long nth = 0;
+	int persistent = 0;
 	void *frame;
 	int i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--nth") && i + 1 < argc) {
 			nth = strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--persistent")) {
+			persistent = 1;
 		} else if (!strcmp(argv[i], "--max-failures") && i + 1 < argc) {
 			max_failures = (unsigned int)strtoul(argv[++i], NULL, 0);
 		} else {
-			fprintf(stderr, "usage: %s [--nth N] [--max-failures K]\n",
-				argv[0]);
+			fprintf(stderr, "usage: %s [--persistent] [--nth N] "
+				"[--max-failures K]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -814,7 +829,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (nth) {
-		run_once(nth, slow() ? 30 : 10);
+		run_once(nth, persistent, slow() ? 30 : 10);
 		printf("failnth: N=%lu: %s\n", nth, inj->injected ?
 		       inject_name[inj->injected - 1] : "not reached");
 		if (inj->injected)
@@ -822,5 +837,5 @@ int main(int argc, char **argv)
 					     STDOUT_FILENO);
 		return 0;
 	}
-	return sweep(max_failures);
+	return sweep(persistent, max_failures);
 }
