@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -64,6 +65,37 @@ void compat_synchronize_rcu(void)
 {
 	urcu_bp_synchronize_rcu();
 	compat_tsan_acquire(&compat_rcu_tsan_token);
+}
+
+/*
+ * liburcu-bp's grace periods use membarrier() when the kernel has it, and
+ * abort the process when the call fails later: a seccomp filter that a
+ * service installs after start-up does that.  So we switch liburcu-bp to
+ * full fences on both sides (its flag is read by its readers at each
+ * lock, by its grace periods at each barrier), at load time.  Its readers
+ * are ours alone, revocable_provider_get_rcu()'s few instructions, so a
+ * fence there costs little; the access fast path is SRCU.
+ *
+ * Readers that began before the switch, if any (a program that used
+ * liburcu-bp itself before loading us), ordered their lock with a compiler
+ * barrier only.  One membarrier() after the switch orders each of them as
+ * a full barrier would: a grace period that starts after it sees their
+ * lock and waits for them, and any reader that locks after it reads the
+ * flag cleared and fences itself.  (If the call fails, membarrier() is
+ * denied already, and liburcu-bp could not have ended a grace period for
+ * those readers either.)
+ */
+extern int urcu_bp_has_sys_membarrier;
+
+static void __attribute__((__constructor__)) compat_rcu_init(void)
+{
+	/* Runs liburcu-bp's initialisation now if its constructor has not. */
+	urcu_bp_register_thread();
+	if (!__atomic_load_n(&urcu_bp_has_sys_membarrier, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&urcu_bp_has_sys_membarrier, 0, __ATOMIC_SEQ_CST);
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* ----- callbacks -----------------------------------------------------------
