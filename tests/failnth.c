@@ -495,6 +495,7 @@ static void workload(void)
 {
 	struct revocable_provider __rcu **batch[3];
 	struct revocable_provider *ref, *ref2, *begun;
+	struct revocable_provider __rcu *extra;
 	struct reader rd[4];
 	struct revocable acc;
 	unsigned long end;
@@ -551,6 +552,22 @@ static void workload(void)
 		/* The reference outlives the revoke: accesses get NULL. */
 		WL_CHECK(revocable_access(ref, &acc) == NULL);
 		revocable_withdraw_access(&acc);
+	}
+	revocable_provider_put(ref);
+
+	STEP("the default slow report");
+	/* It lists the threads inside, in the default domain this time. */
+	WL_CHECK(revocable_domain_set_slow(revocable_default_domain(), 10,
+					   NULL, NULL) == 0);
+	extra = revocable_provider_alloc(&res[2]);
+	ref = revocable_provider_get_rcu(&extra);
+	started = ref && reader_start(&rd[3], ref, 2, 30, 0);
+	ret = revocable_revoke(&extra);
+	WL_CHECK(ret == (ref ? 1 : 0) || ret < 0);
+	if (started) {
+		WL_CHECK(ret != 1 || !rd[3].got ||
+			 __atomic_load_n(&rd[3].leaving, __ATOMIC_ACQUIRE));
+		reader_join(&rd[3]);
 	}
 	revocable_provider_put(ref);
 
