@@ -27,6 +27,7 @@
  * running, so that the child can queue it again.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -309,18 +310,47 @@ static void srcu_cb_run_batch(struct srcu_struct *ssp)
 	cb_gate_leave();
 }
 
+/*
+ * A worker with nothing to do for this long leaves, and the next
+ * call_srcu() starts another: a process with thousands of domains keeps
+ * threads only for those that revoke asynchronously now.
+ */
+#define SRCU_CB_IDLE_MS	1000
+
+/* Whether the worker, idle until @deadline, may leave now (cb_lock held). */
+static bool srcu_cb_idle_wait(struct srcu_struct *ssp,
+			      const struct timespec *deadline)
+{
+	return pthread_cond_timedwait(&ssp->cb_cond, &ssp->cb_lock,
+				      deadline) == ETIMEDOUT &&
+	       !ssp->cb_head && !ssp->cb_drainer && !ssp->cb_stop;
+}
+
 static void *srcu_cb_worker(void *arg)
 {
 	struct srcu_struct *ssp = arg;
+	struct timespec deadline;
 	char name[16];
 
 	snprintf(name, sizeof(name), "srcu-cb-%d", ssp->reader.id);
 	pthread_setname_np(pthread_self(), name);
 	pthread_mutex_lock(&ssp->cb_lock);
 	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += SRCU_CB_IDLE_MS / 1000;
 		/* A caller that ran the queue before we started finishes first. */
-		while ((!ssp->cb_head || ssp->cb_drainer) && !ssp->cb_stop)
-			pthread_cond_wait(&ssp->cb_cond, &ssp->cb_lock);
+		while ((!ssp->cb_head || ssp->cb_drainer) && !ssp->cb_stop) {
+			if (!srcu_cb_idle_wait(ssp, &deadline))
+				continue;
+			/*
+			 * Nobody joins a worker that left on its own, and
+			 * cleanup_srcu_struct() joins only a running one.
+			 */
+			ssp->cb_running = false;
+			pthread_detach(pthread_self());
+			pthread_mutex_unlock(&ssp->cb_lock);
+			return NULL;
+		}
 		if (!ssp->cb_head || ssp->cb_drainer)
 			break;
 		srcu_cb_run_batch(ssp);
@@ -328,6 +358,7 @@ static void *srcu_cb_worker(void *arg)
 	pthread_mutex_unlock(&ssp->cb_lock);
 	return NULL;
 }
+
 
 /*
  * Start the domain's worker if it has work and none is running (first use,

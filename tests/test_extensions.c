@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The extensions of docs/design.md, "API contract", one behaviour per test. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -604,6 +605,68 @@ START_TEST(async_revoke_without_srcu_worker)
 }
 END_TEST
 
+/* Threads of this process whose name starts with @prefix. */
+static int threads_named(const char *prefix)
+{
+	char path[300], comm[32];
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/task");
+	FILE *f;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) &&
+		    !strncmp(comm, prefix, strlen(prefix)))
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * A domain's SRCU worker leaves after a second without work, so that a
+ * process with many domains keeps threads only for those in use; the next
+ * async revoke starts another.
+ */
+START_TEST(idle_srcu_workers_leave)
+{
+	enum { N = 20 };
+	struct revocable_domain *dom[N];
+	struct revocable_provider __rcu *rp;
+	int before = threads_named("srcu-cb-"), i, done = 0;
+	unsigned long end;
+
+	for (i = 0; i < N; i++) {
+		dom[i] = revocable_domain_alloc("idle");
+		ck_assert_ptr_nonnull(dom[i]);
+		rp = revocable_provider_alloc_in(dom[i], (void *)1);
+		ck_assert_int_eq(revocable_revoke_async(&rp, count_done, &done), 1);
+		ck_assert_int_eq(revocable_domain_barrier(dom[i]), 0);
+	}
+	ck_assert_int_eq(done_count(&done), N);
+	ck_assert_int_ge(threads_named("srcu-cb-"), before + N);
+	end = test_now_ms() + test_bound_ms(5000);
+	while (threads_named("srcu-cb-") > before && test_now_ms() < end)
+		test_sleep_ms(50);
+	ck_assert_int_le(threads_named("srcu-cb-"), before);
+	/* Work again: a new worker. */
+	rp = revocable_provider_alloc_in(dom[0], (void *)1);
+	ck_assert_int_eq(revocable_revoke_async(&rp, count_done, &done), 1);
+	ck_assert_int_eq(revocable_domain_barrier(dom[0]), 0);
+	ck_assert_int_eq(done_count(&done), N + 1);
+	for (i = 0; i < N; i++)
+		ck_assert_int_eq(revocable_domain_free(dom[i]), 0);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("extensions");
@@ -636,6 +699,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, allocation_failure_sets_errno);
 	tcase_add_test(tc, deferred_free_without_rcu_worker);
 	tcase_add_test(tc, async_revoke_without_srcu_worker);
+	tcase_add_test(tc, idle_srcu_workers_leave);
 	suite_add_tcase(s, tc);
 	return s;
 }
