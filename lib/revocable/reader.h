@@ -16,29 +16,49 @@
  * one initial-exec thread-local pointer; the library frees it when the
  * thread exits.  The block points to an array of slots, one per domain id,
  * each holding the thread's lock and unlock counts under both read indices.
- * Only the owner thread stores to its counts, with plain stores; a grace
- * period only loads them, from every thread, under the library's registry
- * lock (compat/srcu.c).
+ * Only the owner thread adds to its counts, each time in one instruction
+ * and without a LOCK prefix (see __revocable_count_own()); a grace period
+ * only loads them, from every thread, under the library's registry lock
+ * (compat/srcu.c).
  *
  * How many slots a thread has is not known to inline code.  The block
  * says up to which domain id the inline lock may count (@nr_inline); a
  * read lock on a domain past it calls the library
- * (__revocable_read_lock_slow()), which lengthens the array if it is too
- * short and counts the lock there.  Only the owner ever replaces its
- * array: it allocates the new one and, under the registry lock, copies its
- * counts over and publishes the new pointer and limit, then frees the old
- * array.  Grace periods, which read other threads' arrays only under that
- * lock, see one array or the other with the same counts; the owner's own
- * lock-free reads of the pointer and limit race with no writer.  Arrays
- * never shrink while their thread lives, so an unlock, which follows its
- * lock in the same thread, needs no bound test.  The number of domains is
- * therefore a limit of the library's id allocator only, free to change
- * without touching the layouts below.
+ * (__revocable_read_lock_slow()), which moves the thread to a longer array
+ * that the library made for it when the domain was created (a read lock
+ * never allocates), and counts the lock there.  Only the owner moves to
+ * another array, and the old one stays with the counts made in it until
+ * the thread exits: a grace period sums a thread's counts over all its
+ * arrays, so a count made through a pointer loaded just before the move
+ * (by code a signal handler interrupted) is still seen.  Arrays never
+ * shrink while their thread lives, so an unlock, which follows its lock
+ * in the same thread, needs no bound test.  The number of domains is
+ * therefore a limit of the library's id allocator only (it has none).
  *
  * A process without membarrier() needs a real fence in every lock and
  * unlock.  Its threads get a limit of 0, so that all their locks go out of
  * line, where the fence is; the inline lock then tests one bound, not two
- * conditions, and only the unlock tests @fence.
+ * conditions, and only the unlock tests @fence.  A process that loses
+ * membarrier() while it runs (a seccomp filter installed after start-up)
+ * is switched to fences by the library, which stores @fence and
+ * @nr_inline of every thread's block: inline code loads them atomically.
+ * In fence mode counts are atomic additions: threads the library could
+ * not register share one block (compat/thread.c).
+ *
+ * Signals.  The read side is async-signal-safe: a signal handler may
+ * enter and leave accesses (revocable_access(), revocable_try_access(),
+ * revocable_withdraw_access(), the scope macros; srcu_read_lock() and
+ * srcu_read_unlock() in the library) of any domain, also one whose access
+ * it interrupted on the same thread.  Each count is added to in one
+ * instruction the handler cannot interrupt (__revocable_count_own()); a
+ * thread's first access registers it with every signal blocked and
+ * without malloc(); moving to a longer slot array allocates nothing.  The
+ * misuse paths that warn (a handle shared, nested or withdrawn twice)
+ * print, which is not async-signal-safe.  Revokes, barriers and domain
+ * calls are not async-signal-safe: from a handler that interrupted the
+ * library where it holds a lock they would wait for, they return -EDEADLK
+ * with a warning (compat_srcu_would_deadlock()); elsewhere they may run
+ * but allocate and take locks a handler may have interrupted.
  *
  * Inline ABI (symbol version LIBREVOCABLE_INLINE_2 of librevocable.so.1):
  * struct __revocable_reader, struct __revocable_slot, the first members of
@@ -109,14 +129,65 @@ __revocable_reader_inline struct __revocable_reader *__revocable_me(void)
 }
 
 /*
+ * Add one to a count of the calling thread's own in one instruction, so
+ * that a signal handler of the thread, which may enter and leave sections
+ * of the same domain, runs wholly before or wholly after it and no update
+ * is lost: x86's add to memory, without a LOCK prefix (only this thread
+ * writes the count: I6 holds); elsewhere a relaxed atomic addition, which
+ * is one instruction where the ISA has one (arm64's LSE stadd) and
+ * otherwise a load-linked/store-conditional loop that a signal restarts.
+ * TSan builds use an atomic addition it understands; the grace period
+ * acquires what the unlock's releases.
+ */
+__revocable_reader_inline void __revocable_count_own(unsigned long *c)
+{
+#if defined(__REVOCABLE_TSAN)
+	__atomic_fetch_add(c, 1, __ATOMIC_RELEASE);
+#elif defined(__x86_64__)
+	/* Both assembler dialects (-masm=intel); the callers fence anyway. */
+	__asm__ __volatile__("{incq (%0)|inc qword ptr [%0]}"
+			     : : "r" (c) : "memory", "cc");
+#elif defined(__i386__)
+	__asm__ __volatile__("{incl (%0)|inc dword ptr [%0]}"
+			     : : "r" (c) : "memory", "cc");
+#else
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+#endif
+}
+
+/*
+ * Add one to a count that other threads may add to as well: the counts of
+ * the block that the threads the library could not register share.  All
+ * blocks in fence mode count this way, so the inline unlock needs no
+ * third case.
+ */
+__revocable_reader_inline void __revocable_count_shared(unsigned long *c)
+{
+#if defined(__REVOCABLE_TSAN)
+	__atomic_fetch_add(c, 1, __ATOMIC_RELEASE);
+#else
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+#endif
+}
+
+/*
  * A grace period's membarrier() runs the readers' full barriers for them,
  * so a compiler barrier is all a reader needs; without membarrier() the
- * library sets @fence and readers issue a real one.
+ * library sets @fence and readers issue a real one.  @fence can be set by
+ * another thread at any time (membarrier() lost: see compat/thread.c),
+ * hence the atomic load; it costs a plain one.
  */
+__revocable_reader_inline int
+__revocable_reader_fenced(const struct __revocable_reader *r)
+{
+	return __builtin_expect(__atomic_load_n(&r->fence, __ATOMIC_RELAXED),
+				0);
+}
+
 __revocable_reader_inline void
 __revocable_reader_barrier(const struct __revocable_reader *r)
 {
-	if (__builtin_expect(!r->fence, 1))
+	if (!__revocable_reader_fenced(r))
 		__asm__ __volatile__("" : : : "memory");
 	else
 		__revocable_slow_barrier(r);	/* see annotate.h */
@@ -124,17 +195,22 @@ __revocable_reader_barrier(const struct __revocable_reader *r)
 
 /*
  * Count a lock of @s in @r's slot, which must exist: one load of the read
- * index, one store to the thread's own counter.  The caller then orders
- * the section after it.
+ * index, one addition to the thread's own counter (shared in fence mode).
+ * The caller then orders the section after it.
  */
 __revocable_reader_inline int
 __revocable_reader_count(struct __revocable_reader *r,
 			 const struct __revocable_srcu *s)
 {
-	unsigned long *c = r->slot[s->id].lock;
+	struct __revocable_slot *slot =
+		__atomic_load_n(&r->slot, __ATOMIC_RELAXED);
+	unsigned long *c = slot[s->id].lock;
 	int idx = (int)(__atomic_load_n(&s->idx, __ATOMIC_RELAXED) & 1);
 
-	__atomic_store_n(&c[idx], c[idx] + 1, __ATOMIC_RELAXED);
+	if (!__revocable_reader_fenced(r))
+		__revocable_count_own(&c[idx]);
+	else
+		__revocable_count_shared(&c[idx]);
 	return idx;
 }
 
@@ -149,9 +225,12 @@ __revocable_reader_lock(struct __revocable_reader *r,
 	int idx;
 
 	/* A torn-down domain's negative id goes out of line too. */
-	if (__builtin_expect((unsigned int)s->id >= r->nr_inline, 0))
+	if (__builtin_expect((unsigned int)s->id >=
+			     __atomic_load_n(&r->nr_inline, __ATOMIC_RELAXED), 0))
 		return __revocable_read_lock_slow(r, s);
-	idx = __revocable_reader_count(r, s);
+	/* Within the limit there is no fence to count for. */
+	idx = (int)(__atomic_load_n(&s->idx, __ATOMIC_RELAXED) & 1);
+	__revocable_count_own(&r->slot[s->id].lock[idx]);
 	/* Within the limit, membarrier() does the rest (see above). */
 	__asm__ __volatile__("" : : : "memory");
 	return idx;
@@ -162,15 +241,17 @@ __revocable_reader_inline void
 __revocable_reader_unlock(struct __revocable_reader *r,
 			  const struct __revocable_srcu *s, int idx)
 {
-	unsigned long *c = &r->slot[s->id].unlock[idx & 1];
+	struct __revocable_slot *slot =
+		__atomic_load_n(&r->slot, __ATOMIC_RELAXED);
+	unsigned long *c = &slot[s->id].unlock[idx & 1];
 
-	__revocable_reader_barrier(r);
-#ifdef __REVOCABLE_TSAN
-	/* TSan knows no membarrier(): the grace period acquires this. */
-	__atomic_store_n(c, *c + 1, __ATOMIC_RELEASE);
-#else
-	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
-#endif
+	if (!__revocable_reader_fenced(r)) {
+		__asm__ __volatile__("" : : : "memory");
+		__revocable_count_own(c);
+	} else {
+		__revocable_slow_barrier(r);	/* see annotate.h */
+		__revocable_count_shared(c);
+	}
 }
 
 /*
