@@ -4,6 +4,7 @@
 #define _COMPAT_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <linux/compat_thread.h>
 
@@ -11,11 +12,41 @@ struct srcu_struct;
 
 /* The registry of live thread blocks. */
 extern struct compat_thread *compat_threads;
-/* Domain slots in use, for naming them in reports. */
-extern struct srcu_struct *compat_srcu_domains[COMPAT_SRCU_MAX_DOMAINS];
+/*
+ * The domain of each id, for naming them in reports: compat_srcu_id_limit
+ * entries, NULL where no live domain has the id.  Every thread has slots
+ * (or a spare array) for every id below the limit (compat_slots_reserve()).
+ * Registry lock.
+ */
+extern struct srcu_struct **compat_srcu_domains;
+extern unsigned int compat_srcu_id_limit;
+
+/*
+ * Give every registered thread slots for ids below @nr (registry lock
+ * held); 0 or -ENOMEM.
+ */
+int compat_slots_reserve(unsigned int nr);
+
+/*
+ * The library's locks, taken so that a signal handler of the holder that
+ * calls the library can tell (thread.c): a registered thread records the
+ * lock in its block, any other blocks every signal while it holds it.
+ * Given back in the reverse order.
+ */
+struct compat_held {
+	struct compat_thread *t;	/* recorded here; NULL: signals blocked */
+	sigset_t old;
+};
+void compat_lock(pthread_mutex_t *m, struct compat_held *h);
+void compat_unlock(pthread_mutex_t *m, struct compat_held *h);
+/* Whether the calling thread holds @lock, taken with compat_lock(). */
+bool compat_holds(const void *lock);
 
 void compat_registry_lock(void);
 void compat_registry_unlock(void);
+/* Whether the calling thread holds the registry lock / the membarrier switch. */
+bool compat_registry_held(void);
+bool compat_mb_lock_held(void);
 
 /* Read-side sections of domain slot @id that thread @t has open. */
 long compat_sections_held(const struct compat_thread *t, int id);

@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -44,7 +45,18 @@
 
 #include "compat_internal.h"
 
-struct srcu_struct *compat_srcu_domains[COMPAT_SRCU_MAX_DOMAINS];
+/*
+ * Domain ids.  The table names the domain of each id below the limit;
+ * freed ids wait on a stack to be handed out again, newest first, and the
+ * limit doubles when none is free.  Before it does, every thread is given
+ * slots for the new ids (compat_slots_reserve()), so that a read lock
+ * never allocates.  Registry lock.
+ */
+struct srcu_struct **compat_srcu_domains;
+unsigned int compat_srcu_id_limit = COMPAT_SRCU_FIRST_SLOTS;
+static unsigned int srcu_ids_used;	/* ids below it were handed out once */
+static unsigned int *srcu_free_ids;	/* room for compat_srcu_id_limit */
+static unsigned int srcu_nr_free;
 
 /* <revocable.h>'s inline accessors reach the reader's part by a cast. */
 static_assert(offsetof(struct srcu_struct, reader) == 0,
@@ -63,25 +75,67 @@ static bool srcu_idx_drained(struct srcu_struct *ssp, int idx)
 {
 	const struct compat_thread *t;
 	const struct __revocable_slot *c;
-	unsigned long unlocks;
+	unsigned long lock[2], unlock[2];
 	bool drained = true;
+	int id = ssp->reader.id;
 
 	compat_registry_lock();
 	compat_for_each_thread(t) {
-		/* No slot yet: the thread never entered the domain. */
-		c = compat_thread_slot(t, ssp->reader.id);
-		if (!c)
+		/*
+		 * No slot yet: the thread never entered the domain.  The
+		 * counts are summed over the thread's arrays, unlocks first
+		 * (acquire: pairs with the TSan build's release in unlock).
+		 */
+		if (!compat_thread_count(t, id, lock, unlock))
 			continue;
-		/* Acquire: pairs with the TSan build's release in unlock. */
-		unlocks = __atomic_load_n(&c->unlock[idx], __ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&c->lock[idx], __ATOMIC_ACQUIRE) != unlocks) {
+		if (lock[idx] != unlock[idx]) {
 			drained = false;
 			break;
 		}
-		compat_hb_after_reader(t, &c->unlock[idx]);
+		/* Where the thread counts now, for TSan's pairing. */
+		c = __atomic_load_n(&t->reader.slot, __ATOMIC_RELAXED);
+		if ((unsigned int)id < READ_ONCE(t->nr_slots))
+			compat_hb_after_reader(t, &c[id].unlock[idx]);
 	}
 	compat_registry_unlock();
 	return drained;
+}
+
+/*
+ * Counts that can never balance: a thread has counted more unlocks than
+ * locks under an index of @ssp (an unlock under the wrong index, which is
+ * also what a lost update leaves).  Says so, naming the domain and the
+ * thread, once per grace period, when two looks in a row find it (on a
+ * weakly ordered machine one look can see a fresh unlock before its lock);
+ * the grace period then waits for good, as the kernel's would.  @state: 0,
+ * 1 when the last look found it, 2 when said.
+ */
+static void srcu_check_counts(struct srcu_struct *ssp, int *state)
+{
+	const struct compat_thread *t;
+	unsigned long lock[2], unlock[2];
+	bool found = false;
+	char name[16];
+
+	if (*state == 2)
+		return;
+	compat_registry_lock();
+	compat_for_each_thread(t) {
+		if (!compat_thread_count(t, ssp->reader.id, lock, unlock) ||
+		    ((long)(lock[0] - unlock[0]) >= 0 &&
+		     (long)(lock[1] - unlock[1]) >= 0))
+			continue;
+		found = true;
+		if (*state != 1)
+			continue;
+		compat_thread_name(t, name, sizeof(name));
+		fprintf(compat_log_stream(),
+			"revocable: SRCU %s: the counts of thread %d (%s) do not add up (read index 0: %lu locks, %lu unlocks; index 1: %lu locks, %lu unlocks): an unlock under the wrong index, or a lost count; this grace period cannot end\n",
+			ssp->name, t->tid, name, lock[0], unlock[0], lock[1],
+			unlock[1]);
+	}
+	compat_registry_unlock();
+	*state = found ? *state + 1 : 0;
 }
 
 struct srcu_reporter {
@@ -90,6 +144,7 @@ struct srcu_reporter {
 	void *arg;
 	struct timespec start;
 	unsigned int next_ms;
+	int counts;		/* srcu_check_counts() */
 };
 
 static unsigned int srcu_ms_since(const struct timespec *start)
@@ -112,6 +167,7 @@ static void srcu_wait_idx(struct srcu_struct *ssp, int idx,
 			waited = srcu_ms_since(&rep->start);
 			if (waited >= rep->next_ms) {
 				rep->report(rep->arg, waited);
+				srcu_check_counts(ssp, &rep->counts);
 				rep->next_ms = waited + rep->every_ms;
 			}
 		}
@@ -125,6 +181,49 @@ static void srcu_wait_idx(struct srcu_struct *ssp, int idx,
 	}
 }
 
+/*
+ * A free domain id, or -ENOMEM; registry lock held.  When none is free the
+ * limit doubles: the table and the stack of free ids grow, and every
+ * thread gets slots for the new ids first.  A failure leaves the limit as
+ * it was (what did grow stays, unused).
+ */
+static int srcu_id_get(void)
+{
+	unsigned int limit = compat_srcu_id_limit, *ids;
+	struct srcu_struct **table;
+
+	if (srcu_nr_free)
+		return (int)srcu_free_ids[--srcu_nr_free];
+	if (!compat_srcu_domains) {
+		compat_srcu_domains = calloc(limit, sizeof(*compat_srcu_domains));
+		srcu_free_ids = calloc(limit, sizeof(*srcu_free_ids));
+		if (!compat_srcu_domains || !srcu_free_ids) {
+			free(compat_srcu_domains);
+			free(srcu_free_ids);
+			compat_srcu_domains = NULL;
+			srcu_free_ids = NULL;
+			return -ENOMEM;
+		}
+	}
+	if (srcu_ids_used < limit)
+		return (int)srcu_ids_used++;
+	if (limit > INT_MAX / 2)
+		return -ENOMEM;
+	table = realloc(compat_srcu_domains, 2 * (size_t)limit * sizeof(*table));
+	if (!table)
+		return -ENOMEM;
+	memset(table + limit, 0, limit * sizeof(*table));
+	compat_srcu_domains = table;
+	ids = realloc(srcu_free_ids, 2 * (size_t)limit * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	srcu_free_ids = ids;
+	if (compat_slots_reserve(2 * limit))
+		return -ENOMEM;
+	compat_srcu_id_limit = 2 * limit;
+	return (int)srcu_ids_used++;
+}
+
 int __init_srcu_struct(struct srcu_struct *ssp, const char *name)
 {
 	pthread_condattr_t attr;
@@ -135,16 +234,15 @@ int __init_srcu_struct(struct srcu_struct *ssp, const char *name)
 	compat_race_by_design(&ssp->reader.idx, sizeof(ssp->reader.idx));
 	ssp->name = name;
 	compat_registry_lock();
-	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++) {
-		if (!compat_srcu_domains[id]) {
-			compat_srcu_domains[id] = ssp;
-			ssp->reader.id = id;
-			break;
-		}
-	}
+	id = srcu_id_get();
+	if (id >= 0)
+		compat_srcu_domains[id] = ssp;
 	compat_registry_unlock();
-	if (ssp->reader.id < 0)
+	if (id < 0) {
+		errno = ENOMEM;
 		return -ENOMEM;
+	}
+	ssp->reader.id = id;
 
 	pthread_mutex_init(&ssp->gp_lock, NULL);
 	pthread_mutex_init(&ssp->cb_lock, NULL);
@@ -159,9 +257,26 @@ int __init_srcu_struct(struct srcu_struct *ssp, const char *name)
 
 void compat_srcu_static_init_failed(const char *name)
 {
-	fprintf(stderr, "revocable: no SRCU slot left for static domain %s\n",
+	fprintf(stderr, "revocable: no memory at load time for static domain %s\n",
 		name);
 	abort();
+}
+
+void compat_srcu_set_name(struct srcu_struct *ssp, const char *name)
+{
+	if (name)
+		WRITE_ONCE(ssp->name, name);
+}
+
+/*
+ * The locks a grace period or a call_srcu() of @ssp takes, held by the
+ * calling thread: only a signal handler that interrupted it there can be
+ * calling, and any wait would be on itself.  See compat_lock().
+ */
+bool compat_srcu_would_deadlock(const struct srcu_struct *ssp)
+{
+	return compat_registry_held() || compat_mb_lock_held() ||
+	       compat_holds(&ssp->gp_lock) || compat_holds(&ssp->cb_lock);
 }
 
 static unsigned long srcu_gp_count;
@@ -199,9 +314,12 @@ unsigned long compat_srcu_gp_count(void)
 static void srcu_grace_period(struct srcu_struct *ssp,
 			      struct srcu_reporter *rep)
 {
+	struct compat_held h;
 	int idx;
 
-	pthread_mutex_lock(&ssp->gp_lock);
+	/* Registered, so that gp_lock is recorded for our handlers. */
+	(void)compat_thread_self();
+	compat_lock(&ssp->gp_lock, &h);
 	compat_mb_all_threads();			/* (1) */
 	idx = READ_ONCE(ssp->reader.idx) & 1;
 	srcu_wait_idx(ssp, idx ^ 1, rep);
@@ -211,7 +329,7 @@ static void srcu_grace_period(struct srcu_struct *ssp,
 	srcu_wait_idx(ssp, idx, rep);
 	compat_mb_all_threads();			/* (2) */
 	__atomic_add_fetch(&srcu_gp_count, 1, __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&ssp->gp_lock);
+	compat_unlock(&ssp->gp_lock, &h);
 }
 
 void synchronize_srcu(struct srcu_struct *ssp)
@@ -396,15 +514,17 @@ static void srcu_cb_drain(struct srcu_struct *ssp)
 void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
 	       rcu_callback_t func)
 {
+	struct compat_held h;	/* for compat_srcu_would_deadlock() */
+
 	head->func = func;
 	head->next = NULL;
-	pthread_mutex_lock(&ssp->cb_lock);
+	compat_lock(&ssp->cb_lock, &h);
 	*ssp->cb_tail = head;
 	ssp->cb_tail = &head->next;
 	ssp->cb_queued++;
 	if (srcu_cb_kick(ssp)) {
 		pthread_cond_signal(&ssp->cb_cond);
-		pthread_mutex_unlock(&ssp->cb_lock);
+		compat_unlock(&ssp->cb_lock, &h);
 		return;
 	}
 	/*
@@ -420,7 +540,7 @@ void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
 		  ssp->name);
 	if (!ssp->cb_drainer && !srcu_read_lock_held(ssp))
 		srcu_cb_drain(ssp);
-	pthread_mutex_unlock(&ssp->cb_lock);
+	compat_unlock(&ssp->cb_lock, &h);
 }
 
 /*
@@ -433,9 +553,10 @@ void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
 void srcu_barrier(struct srcu_struct *ssp)
 {
 	pthread_t self = pthread_self();
+	struct compat_held h;	/* for compat_srcu_would_deadlock() */
 	unsigned long target;
 
-	pthread_mutex_lock(&ssp->cb_lock);
+	compat_lock(&ssp->cb_lock, &h);
 	target = ssp->cb_queued;
 	srcu_cb_kick(ssp);
 	while ((long)(ssp->cb_done - target) < 0) {
@@ -453,12 +574,14 @@ void srcu_barrier(struct srcu_struct *ssp)
 		}
 		pthread_cond_wait(&ssp->cb_done_cond, &ssp->cb_lock);
 	}
-	pthread_mutex_unlock(&ssp->cb_lock);
+	compat_unlock(&ssp->cb_lock, &h);
 }
 
 void cleanup_srcu_struct(struct srcu_struct *ssp)
 {
 	const struct compat_thread *t;
+	unsigned long lock[2], unlock[2];
+	bool skewed;
 	long held;
 
 	if (WARN_ON(ssp->reader.id < 0))
@@ -474,15 +597,26 @@ void cleanup_srcu_struct(struct srcu_struct *ssp)
 
 	compat_registry_lock();
 	held = 0;
-	compat_for_each_thread(t)
-		held += compat_sections_held(t, ssp->reader.id);
+	skewed = false;
+	compat_for_each_thread(t) {
+		if (!compat_thread_count(t, ssp->reader.id, lock, unlock))
+			continue;
+		held += (long)(lock[0] + lock[1] - unlock[0] - unlock[1]);
+		skewed |= lock[0] != unlock[0] || lock[1] != unlock[1];
+	}
 	/*
-	 * Readers still inside: keep the slot reserved forever rather than
-	 * hand unbalanced counts to the next domain.
+	 * Readers still inside, or counts that do not add up: keep the id
+	 * reserved forever rather than hand unbalanced counts to the next
+	 * domain.  Otherwise the id is free again.
 	 */
-	if (!WARN(held, "cleanup_srcu_struct(%s): %ld readers still inside\n",
-		  ssp->name, held))
-		compat_srcu_domains[ssp->reader.id] = NULL;
+	compat_srcu_domains[ssp->reader.id] = NULL;
+	if (WARN(held, "cleanup_srcu_struct(%s): %ld readers still inside\n",
+		 ssp->name, held)) {
+	} else if (WARN(skewed, "cleanup_srcu_struct(%s): the counts do not add up (an unlock under the wrong index?); its id is not used again\n",
+			ssp->name)) {
+	} else {
+		srcu_free_ids[srcu_nr_free++] = (unsigned int)ssp->reader.id;
+	}
 	compat_registry_unlock();
 	ssp->reader.id = -1;
 	pthread_mutex_destroy(&ssp->gp_lock);
@@ -499,26 +633,46 @@ int srcu_read_lock_held(const struct srcu_struct *ssp)
 	       compat_sections_held(t, ssp->reader.id) > 0;
 }
 
+/*
+ * The report of a slow grace period: every thread inside a section, per
+ * domain by its name, and every thread whose counts in a domain do not
+ * add up (more unlocks than locks under an index).
+ */
 void debug_show_all_locks(void)
 {
 	const struct compat_thread *t;
+	unsigned long lock[2], unlock[2];
+	const struct srcu_struct *ssp;
+	unsigned int id, n;
 	char name[16];
 	long held;
-	int id;
+	bool skewed;
 
 	fprintf(compat_log_stream(), "revocable: threads inside SRCU read-side sections:\n");
 	compat_registry_lock();
 	compat_for_each_thread(t) {
-		for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++) {
-			if (!compat_srcu_domains[id])
+		n = READ_ONCE(t->nr_slots);
+		if (n > compat_srcu_id_limit)
+			n = compat_srcu_id_limit;
+		for (id = 0; compat_srcu_domains && id < n; id++) {
+			ssp = compat_srcu_domains[id];
+			if (!ssp || !compat_thread_count(t, (int)id, lock, unlock))
 				continue;
-			held = compat_sections_held(t, id);
-			if (held <= 0)
+			held = (long)(lock[0] + lock[1] - unlock[0] - unlock[1]);
+			skewed = (long)(lock[0] - unlock[0]) < 0 ||
+				 (long)(lock[1] - unlock[1]) < 0;
+			if (held <= 0 && !skewed)
 				continue;
 			compat_thread_name(t, name, sizeof(name));
-			fprintf(compat_log_stream(),
-				"  thread %d (%s): %ld access(es) in SRCU %s\n",
-				t->tid, name, held, compat_srcu_domains[id]->name);
+			if (held > 0)
+				fprintf(compat_log_stream(),
+					"  thread %d (%s): %ld access(es) in SRCU %s\n",
+					t->tid, name, held, ssp->name);
+			if (skewed)
+				fprintf(compat_log_stream(),
+					"  thread %d (%s): counts in SRCU %s do not add up (index 0: %lu locks, %lu unlocks; index 1: %lu locks, %lu unlocks)\n",
+					t->tid, name, ssp->name, lock[0],
+					unlock[0], lock[1], unlock[1]);
 		}
 	}
 	compat_registry_unlock();
@@ -548,7 +702,7 @@ void compat_srcu_fork_prepare_locks(void)
 {
 	int id;
 
-	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++)
+	for (id = 0; compat_srcu_domains && id < (int)compat_srcu_id_limit; id++)
 		if (compat_srcu_domains[id])
 			pthread_mutex_lock(&compat_srcu_domains[id]->cb_lock);
 }
@@ -557,7 +711,7 @@ void compat_srcu_fork_parent(void)
 {
 	int id;
 
-	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++)
+	for (id = 0; compat_srcu_domains && id < (int)compat_srcu_id_limit; id++)
 		if (compat_srcu_domains[id])
 			pthread_mutex_unlock(&compat_srcu_domains[id]->cb_lock);
 }
@@ -644,7 +798,7 @@ void compat_srcu_fork_forget(void *head)
 	struct srcu_struct *ssp;
 	int id;
 
-	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++) {
+	for (id = 0; compat_srcu_domains && id < (int)compat_srcu_id_limit; id++) {
 		ssp = compat_srcu_domains[id];
 		if (!ssp)
 			continue;
@@ -660,7 +814,7 @@ void compat_srcu_fork_child(void)
 {
 	int id;
 
-	for (id = 0; id < COMPAT_SRCU_MAX_DOMAINS; id++)
+	for (id = 0; compat_srcu_domains && id < (int)compat_srcu_id_limit; id++)
 		if (compat_srcu_domains[id])
 			srcu_fork_child_domain(compat_srcu_domains[id]);
 	/* Threads waiting at the gate were not copied. */

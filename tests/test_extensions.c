@@ -67,25 +67,38 @@ START_TEST(domain_free_refuses_while_providers_live)
 }
 END_TEST
 
-START_TEST(domain_slots_run_out_cleanly)
+/*
+ * Domain ids have no cap (there used to be 64): many more domains than
+ * that live at once, each usable, and freed ids are handed out again.
+ */
+START_TEST(domain_ids_have_no_cap_and_are_reused)
 {
-	struct revocable_domain *doms[COMPAT_SRCU_MAX_DOMAINS];
-	int n = 0, i;
+	enum { N = 300 };
+	struct revocable_domain **doms = calloc(N, sizeof(*doms));
+	struct revocable_provider __rcu *rp;
+	struct revocable acc;
+	int i, id;
 
-	while (n < COMPAT_SRCU_MAX_DOMAINS) {
-		doms[n] = revocable_domain_alloc("many");
-		if (!doms[n])
-			break;
-		n++;
+	ck_assert_ptr_nonnull(doms);
+	for (i = 0; i < N; i++) {
+		doms[i] = revocable_domain_alloc("many");
+		ck_assert_ptr_nonnull(doms[i]);
 	}
-	/* The default domain (and this suite's static ones) hold slots. */
-	ck_assert_int_lt(n, COMPAT_SRCU_MAX_DOMAINS);
-	ck_assert_int_gt(n, COMPAT_SRCU_MAX_DOMAINS - 4);
-	for (i = 0; i < n; i++)
+	rp = revocable_provider_alloc_in(doms[N - 1], (void *)1);
+	ck_assert_ptr_eq(revocable_access(rp, &acc), (void *)1);
+	revocable_withdraw_access(&acc);
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+	id = ((const struct __revocable_srcu *)
+	      ((const struct __revocable_domain_head *)doms[N / 2])->ssp)->id;
+	ck_assert_int_eq(revocable_domain_free(doms[N / 2]), 0);
+	doms[N / 2] = revocable_domain_alloc("again");
+	ck_assert_ptr_nonnull(doms[N / 2]);
+	ck_assert_int_eq(((const struct __revocable_srcu *)
+			  ((const struct __revocable_domain_head *)
+			   doms[N / 2])->ssp)->id, id);
+	for (i = 0; i < N; i++)
 		ck_assert_int_eq(revocable_domain_free(doms[i]), 0);
-	doms[0] = revocable_domain_alloc("again");
-	ck_assert_ptr_nonnull(doms[0]);
-	revocable_domain_free(doms[0]);
+	free(doms);
 }
 END_TEST
 
@@ -677,7 +690,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, domain_alloc_access_revoke_free);
 	tcase_add_test(tc, domain_revoke_ignores_other_domains_readers);
 	tcase_add_test(tc, domain_free_refuses_while_providers_live);
-	tcase_add_test(tc, domain_slots_run_out_cleanly);
+	tcase_add_test(tc, domain_ids_have_no_cap_and_are_reused);
 	tcase_add_test(tc, get_rcu_counts_and_put_releases);
 	tcase_add_test(tc, get_rcu_on_empty_slot_is_null);
 	tcase_add_test(tc, revoke_reports_who_revoked);

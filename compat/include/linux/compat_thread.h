@@ -20,29 +20,58 @@
 #ifndef _COMPAT_LINUX_COMPAT_THREAD_H
 #define _COMPAT_LINUX_COMPAT_THREAD_H
 
+#include <signal.h>
 #include <linux/compiler.h>
 #include <linux/container_of.h>
 #include <revocable/reader.h>
 
-/*
- * Domain ids the library hands out for now (init_srcu_struct()).  Not part
- * of any ABI: a thread's slot array starts shorter and grows on demand
- * (<revocable/reader.h>), so lifting this limit is the id allocator's
- * business alone.
- */
-#define COMPAT_SRCU_MAX_DOMAINS 64
 /* Slots a thread's block starts with, kept in the block itself. */
 #define COMPAT_SRCU_FIRST_SLOTS 8
+
+/*
+ * A slot array of a thread past its first slots (thread.c): mapped with
+ * mmap(), which a signal handler may call, zero-filled, and kept until
+ * the thread exits.  An array that is replaced by a longer one stays on
+ * the thread's list of arrays with the counts made in it: the thread's
+ * count of a domain is the sum over its arrays (compat_thread_count()).
+ */
+struct compat_slots {
+	struct compat_slots *older;	/* the array this one replaced */
+	unsigned int nr;		/* slots in slot[] */
+	size_t map_len;			/* bytes mapped, this header included */
+	struct __revocable_slot slot[];
+};
+
+/*
+ * Library locks a thread may hold while one of its signal handlers runs
+ * and calls the library: see compat_lock().
+ */
+#define COMPAT_HELD_MAX 4
 
 struct compat_thread {
 	/* What the inline read side sees; first, so the two convert. */
 	struct __revocable_reader reader;
 	/* The first slots, next to the reader's header (one cache line). */
 	struct __revocable_slot first_slots[COMPAT_SRCU_FIRST_SLOTS];
-	/* Length of reader.slot; changed by the owner, under the registry lock. */
+	/* Length of reader.slot; changed by the owner only. */
 	unsigned int nr_slots;
 	/* Nonzero while the thread runs a callback of the library. */
 	unsigned int in_callback;
+	/* Arrays past first_slots, newest first (the current one heads it). */
+	struct compat_slots *arrays;
+	/*
+	 * A longer array made for the thread by the domain allocator, for
+	 * the owner to take when it enters a domain past its slots: a
+	 * thread never allocates in a read lock.
+	 */
+	struct compat_slots *spare;
+	/*
+	 * The library's locks this thread holds, and how many: a signal
+	 * handler of the thread that calls a waiting function finds here
+	 * that it would wait for itself (compat_lock()).
+	 */
+	const void *held[COMPAT_HELD_MAX];
+	unsigned int nr_held;
 	/*
 	 * Callback heads on this thread's stack (init_rcu_head_on_stack()):
 	 * if a fork() child does not get the thread, it does not get that
@@ -51,9 +80,20 @@ struct compat_thread {
 	void *on_stack[4];
 	struct compat_thread *next;
 	struct compat_thread *prev;
+	/* Free blocks of the arena are chained through this (thread.c). */
+	struct compat_thread *free_next;
+	/* The signal mask to restore when its exit is done (thread.c). */
+	sigset_t exit_mask;
 	int tid;
 	char name[16];
 };
+
+/*
+ * The block that threads the library cannot register share (no memory,
+ * no thread-specific key): always in fence mode, counted with atomic
+ * additions, never freed; its arrays cover every domain id.
+ */
+extern struct compat_thread compat_shared_thread;
 
 static __always_inline struct compat_thread *
 compat_thread_of(struct __revocable_reader *r)
@@ -76,18 +116,14 @@ static __always_inline struct compat_thread *compat_thread_peek(void)
 }
 
 /*
- * @t's counts in domain slot @id, or NULL when its array does not reach
- * that far (it never entered the domain).  For another thread's block,
- * only under the registry lock: the owner may replace its array at any
- * time otherwise.
+ * @t's lock and unlock counts in domain slot @id, summed over its arrays
+ * (unlocks first, then locks, so that an unlock seen has its lock seen
+ * too); false when no array reaches @id (the thread never entered the
+ * domain).  For another thread's block, only under the registry lock,
+ * which keeps the block from being freed.
  */
-static __always_inline const struct __revocable_slot *
-compat_thread_slot(const struct compat_thread *t, int id)
-{
-	if ((unsigned int)id >= t->nr_slots)
-		return NULL;
-	return &t->reader.slot[id];
-}
+bool compat_thread_count(const struct compat_thread *t, int id,
+			 unsigned long lock[2], unsigned long unlock[2]);
 
 /* Record or forget a callback head on the calling thread's stack. */
 void compat_rcu_head_on_stack(void *head, bool on);

@@ -68,6 +68,27 @@ void compat_synchronize_srcu_report(struct srcu_struct *ssp,
 unsigned long compat_srcu_gp_count(void);
 
 /*
+ * Userspace only: the name reports give @ssp (init_srcu_struct() names it
+ * after the expression it was given).  @name must outlive @ssp.  The
+ * library names a domain's SRCU state after the domain when this is
+ * defined; the kernel has no such call.
+ */
+void compat_srcu_set_name(struct srcu_struct *ssp, const char *name);
+#define srcu_set_name compat_srcu_set_name
+
+/*
+ * Userspace only: whether a grace period or a call_srcu() of @ssp, made
+ * now by the calling thread, would wait for the calling thread itself: a
+ * signal handler that interrupted the thread while it held one of the
+ * locks those take (a grace period of @ssp or any registry scan under
+ * way, @ssp's callback queue).  Callers warn and return -EDEADLK instead
+ * of waiting.  In the kernel, the same calls from interrupt context are
+ * caught by in_interrupt().
+ */
+bool compat_srcu_would_deadlock(const struct srcu_struct *ssp);
+#define srcu_would_deadlock compat_srcu_would_deadlock
+
+/*
  * A static domain is set up by a constructor, so that the read side never
  * has to test whether its domain is initialised.
  */
