@@ -310,6 +310,15 @@ unsigned long compat_srcu_gp_count(void)
  * (they read the index before an earlier flip), hence both waits.  The
  * model (model/revocable.pml) checks this counting; TSan follows it through the
  * release/acquire pair on the unlock counter.
+ *
+ * When membarrier() fails here (a seccomp filter installed after start-up
+ * denies it), compat_mb_all_threads() switches every reader to fences for
+ * the rest of the process and, in place of the barrier that failed, runs
+ * a heavy barrier of its own: a signal to each task that may be running,
+ * whose handler fences.  Each thread then passes a full barrier after the
+ * switch is visible to it: what it did before is covered as (1) or (2)
+ * would have covered it, what it does after fences by itself.  The full
+ * argument is compat_mb_lost()'s, in thread.c.
  */
 static void srcu_grace_period(struct srcu_struct *ssp,
 			      struct srcu_reporter *rep)
