@@ -13,15 +13,21 @@
  * after revocable_revoke() returns, or in the done callback of
  * revocable_revoke_async(); references are dropped after the revoke, so
  * the shells are freed by the library's deferred frees; the domain is freed
- * at the end.  No user-level lock orders a reader's accesses against the
- * provider's frees: only the library does.
+ * at the end.  After the start, no user-level lock orders a reader's
+ * accesses against the provider's frees: only the library does.  Readers
+ * keep accessing while the revokes run, and one reader of each resource
+ * is inside an access when its revoke begins, so that the grace period
+ * waits for it; they signal through relaxed atomics, which order nothing
+ * (and which helgrind and DRD take for reads).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <revocable.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define READERS		3
 #define ROUNDS		40
@@ -45,6 +51,8 @@ static pthread_mutex_t async_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t async_cond = PTHREAD_COND_INITIALIZER;
 static int async_done, async_seen;
 static int racy;
+/* Signals that order nothing: see above. */
+static unsigned long holding, live_after, sync_revoking, async_revoked, freed;
 /* The deliberate race: written by every reader, with no lock. */
 static int racy_counter;
 
@@ -69,6 +77,26 @@ static int use(struct res *r, int id)
 	}
 	r->seen[id]++;
 	return 1;
+}
+
+static void signal_relaxed(unsigned long *flag)
+{
+	__atomic_fetch_add(flag, 1, __ATOMIC_RELAXED);
+}
+
+static void wait_relaxed(unsigned long *flag, unsigned long n)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (__atomic_load_n(flag, __ATOMIC_RELAXED) < n) {
+		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec > 120) {
+			fprintf(stderr, "racedetect: stuck\n");
+			exit(1);
+		}
+	}
 }
 
 /* Runs on the library's worker once the readers of slot_async drained. */
@@ -126,8 +154,30 @@ static void *reader(void *arg)
 		rd->got += round_of_accesses(rd, ref, &init_rev);
 	/* Then on, only the library orders our accesses before the frees. */
 	pthread_barrier_wait(&started);
-	while (round_of_accesses(rd, ref, &init_rev))
+	if (rd->id == 0) {
+		/* Inside an access when the revoke begins, and after. */
+		struct revocable rev;
+		struct res *r = revocable_access(ref, &rev);
+
+		signal_relaxed(&holding);
+		wait_relaxed(&sync_revoking, 1);
+		use(r, rd->id);
+		revocable_withdraw_access(&rev);
+	} else if (rd->id == 1) {
+		/* The same for the asynchronous revoke and its callback. */
+		struct res *r = revocable_try_access(&init_rev);
+
+		signal_relaxed(&holding);
+		wait_relaxed(&async_revoked, 1);
+		use(r, rd->id);
+		revocable_withdraw_access(&init_rev);
+	}
+	while (round_of_accesses(rd, ref, &init_rev)) {
 		rd->got++;
+		signal_relaxed(&live_after);
+	}
+	/* Nothing of ours (a thread's exit) may order us before the frees. */
+	wait_relaxed(&freed, 1);
 	revocable_deinit(&init_rev);
 	revocable_provider_put(aref);
 	revocable_provider_put(ref);
@@ -165,6 +215,10 @@ int main(int argc, char **argv)
 	use(revocable_access(own, &rev), READERS);
 	revocable_withdraw_access(&rev);
 
+	/* Readers inside and around the revoke. */
+	wait_relaxed(&holding, 2);
+	wait_relaxed(&live_after, 2 * (READERS - 2));
+	signal_relaxed(&sync_revoking);
 	/* Readers drained: what they wrote is ours to read, then to free. */
 	if (revocable_revoke(&slot_sync) != 1)
 		return 1;
@@ -176,10 +230,12 @@ int main(int argc, char **argv)
 	/* The same, freed by the done callback on the library's worker. */
 	if (revocable_revoke_async(&slot_async, async_free, async_res) != 1)
 		return 1;
+	signal_relaxed(&async_revoked);
 	pthread_mutex_lock(&async_lock);
 	while (!async_done)
 		pthread_cond_wait(&async_cond, &async_lock);
 	pthread_mutex_unlock(&async_lock);
+	signal_relaxed(&freed);
 
 	for (i = 0; i < READERS; i++)
 		pthread_join(rd[i].thread, NULL);

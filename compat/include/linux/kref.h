@@ -5,6 +5,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bug.h>
+#include <linux/compat_annotate.h>
 
 struct kref {
 	long refcount;
@@ -39,12 +40,19 @@ static inline void kref_get(struct kref *kref)
 	WARN_ON_ONCE(!kref_get_unless_zero(kref));
 }
 
+/*
+ * As refcount_dec_and_test(): what each holder did before its put happens
+ * before the release, which race detectors are told (compat_annotate.h).
+ */
 static inline int kref_put(struct kref *kref,
 			   void (*release)(struct kref *kref))
 {
-	long left = __atomic_sub_fetch(&kref->refcount, 1, __ATOMIC_SEQ_CST);
+	long left;
 
+	compat_hb_before(kref);
+	left = __atomic_sub_fetch(&kref->refcount, 1, __ATOMIC_SEQ_CST);
 	if (left == 0) {
+		compat_hb_after(kref);
 		release(kref);
 		return 1;
 	}
