@@ -665,7 +665,8 @@ START_TEST(idle_srcu_workers_leave)
 		ck_assert_int_eq(revocable_domain_barrier(dom[i]), 0);
 	}
 	ck_assert_int_eq(done_count(&done), N);
-	ck_assert_int_ge(threads_named("srcu-cb-"), before + N);
+	/* The last worker has just worked (earlier ones may have left). */
+	ck_assert_int_gt(threads_named("srcu-cb-"), before);
 	end = test_now_ms() + test_bound_ms(5000);
 	while (threads_named("srcu-cb-") > before && test_now_ms() < end)
 		test_sleep_ms(50);
