@@ -700,14 +700,6 @@ static int mb_signal;			/* the heavy barrier's signal; 0: none */
 static unsigned long mb_seq;		/* heavy barriers so far */
 static bool mb_proc_warned, mb_blind_warned;
 
-/*
- * liburcu-bp's own switch between membarrier() and fences (exported by
- * liburcu-bp.so and declared in its <urcu/static/urcu-bp.h>, which this
- * file, in the compat namespace, cannot include): its readers are calls
- * into the library, which read it each time.  Cleared with ours.
- */
-extern int urcu_bp_has_sys_membarrier;
-
 static unsigned long ms_since(const struct timespec *start)
 {
 	struct timespec now;
@@ -1045,8 +1037,9 @@ static bool mb_heavy_barrier(void)
  * without a fence.  The switch first stores, for every registered thread,
  * @fence = 1 and @nr_inline = 0 (and registration, under the same lock,
  * gives new threads fence mode), then runs the heavy barrier: each thread
- * executes a full barrier after those stores are visible.  So for each
- * thread there is a point P, its barrier:
+ * executes a full barrier after those stores are visible.  (RCU's readers,
+ * liburcu-bp's, fence from load time on: see rcu.c.)  So for each thread
+ * there is a point P, its barrier:
  *
  * - everything it did before P (counts, section reads) is complete and
  *   visible before the barrier returns: a lock counted before P is seen
@@ -1080,8 +1073,6 @@ static void compat_mb_lost(int err)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		WRITE_ONCE(t->reader.nr_inline, 0);
 	}
-	/* liburcu-bp's readers and grace periods fence from now on too. */
-	WRITE_ONCE(urcu_bp_has_sys_membarrier, 0);
 	if (!mb_signal)
 		mb_signal = mb_pick_signal();
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
