@@ -133,25 +133,35 @@ __revocable_reader_inline struct __revocable_reader *__revocable_me(void)
  * that a signal handler of the thread, which may enter and leave sections
  * of the same domain, runs wholly before or wholly after it and no update
  * is lost: x86's add to memory, without a LOCK prefix (only this thread
- * writes the count: I6 holds); elsewhere a relaxed atomic addition, which
- * is one instruction where the ISA has one (arm64's LSE stadd) and
- * otherwise a load-linked/store-conditional loop that a signal restarts.
- * TSan builds use an atomic addition it understands; the grace period
- * acquires what the unlock's releases.
+ * writes the count: I6 holds); elsewhere an atomic addition, which is one
+ * instruction where the ISA has one (arm64's LSE stadd) and otherwise a
+ * load-linked/store-conditional loop that a signal restarts.  @release:
+ * an unlock's count.  On a weakly ordered machine it is a release, so
+ * that a grace period that sees an unlock (it loads unlocks first, with
+ * acquire) sees the lock before it as well; x86 makes stores visible in
+ * order.  TSan builds use an atomic addition it understands; the grace
+ * period acquires what the unlock's releases.
  */
-__revocable_reader_inline void __revocable_count_own(unsigned long *c)
+__revocable_reader_inline void
+__revocable_count_own(unsigned long *c, int release)
 {
 #if defined(__REVOCABLE_TSAN)
+	(void)release;
 	__atomic_fetch_add(c, 1, __ATOMIC_RELEASE);
 #elif defined(__x86_64__)
 	/* Both assembler dialects (-masm=intel); the callers fence anyway. */
+	(void)release;
 	__asm__ __volatile__("{incq (%0)|inc qword ptr [%0]}"
 			     : : "r" (c) : "memory", "cc");
 #elif defined(__i386__)
+	(void)release;
 	__asm__ __volatile__("{incl (%0)|inc dword ptr [%0]}"
 			     : : "r" (c) : "memory", "cc");
 #else
-	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+	if (release)
+		__atomic_fetch_add(c, 1, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
 #endif
 }
 
@@ -208,7 +218,7 @@ __revocable_reader_count(struct __revocable_reader *r,
 	int idx = (int)(__atomic_load_n(&s->idx, __ATOMIC_RELAXED) & 1);
 
 	if (!__revocable_reader_fenced(r))
-		__revocable_count_own(&c[idx]);
+		__revocable_count_own(&c[idx], 0);
 	else
 		__revocable_count_shared(&c[idx]);
 	return idx;
@@ -230,7 +240,7 @@ __revocable_reader_lock(struct __revocable_reader *r,
 		return __revocable_read_lock_slow(r, s);
 	/* Within the limit there is no fence to count for. */
 	idx = (int)(__atomic_load_n(&s->idx, __ATOMIC_RELAXED) & 1);
-	__revocable_count_own(&r->slot[s->id].lock[idx]);
+	__revocable_count_own(&r->slot[s->id].lock[idx], 0);
 	/* Within the limit, membarrier() does the rest (see above). */
 	__asm__ __volatile__("" : : : "memory");
 	return idx;
@@ -247,7 +257,7 @@ __revocable_reader_unlock(struct __revocable_reader *r,
 
 	if (!__revocable_reader_fenced(r)) {
 		__asm__ __volatile__("" : : : "memory");
-		__revocable_count_own(c);
+		__revocable_count_own(c, 1);
 	} else {
 		__revocable_slow_barrier(r);	/* see annotate.h */
 		__revocable_count_shared(c);
