@@ -403,13 +403,34 @@ static void srcu_run_callback(rcu_callback_t func, struct rcu_head *head)
 }
 
 /*
- * Run a batch: what is queued on @ssp, after a grace period.  Called with
- * cb_lock held by the one thread that runs @ssp's callbacks (its worker,
- * or the caller in srcu_cb_drain()); returns with it held, the batch
- * counted as done and the barriers woken.  The batch stays visible in
- * cb_inflight until it starts running, for fork().
+ * cb_lock as the worker takes it (@h NULL: no signal handler runs on it),
+ * or as a caller that runs the queue itself took it (compat_lock()): what
+ * it holds is then recorded truly while callbacks run in its thread.
  */
-static void srcu_cb_run_batch(struct srcu_struct *ssp)
+static void srcu_cb_lock(struct srcu_struct *ssp, struct compat_held *h)
+{
+	if (h)
+		compat_lock(&ssp->cb_lock, h);
+	else
+		pthread_mutex_lock(&ssp->cb_lock);
+}
+
+static void srcu_cb_unlock(struct srcu_struct *ssp, struct compat_held *h)
+{
+	if (h)
+		compat_unlock(&ssp->cb_lock, h);
+	else
+		pthread_mutex_unlock(&ssp->cb_lock);
+}
+
+/*
+ * Run a batch: what is queued on @ssp, after a grace period.  Called with
+ * cb_lock held (see srcu_cb_lock()) by the one thread that runs @ssp's
+ * callbacks (its worker, or the caller in srcu_cb_drain()); returns with
+ * it held, the batch counted as done and the barriers woken.  The batch
+ * stays visible in cb_inflight until it starts running, for fork().
+ */
+static void srcu_cb_run_batch(struct srcu_struct *ssp, struct compat_held *h)
 {
 	struct rcu_head *list = ssp->cb_head, *next;
 	unsigned long n;
@@ -417,20 +438,20 @@ static void srcu_cb_run_batch(struct srcu_struct *ssp)
 	ssp->cb_inflight = list;
 	ssp->cb_head = NULL;
 	ssp->cb_tail = &ssp->cb_head;
-	pthread_mutex_unlock(&ssp->cb_lock);
+	srcu_cb_unlock(ssp, h);
 
 	synchronize_srcu(ssp);
 	cb_gate_enter();
-	pthread_mutex_lock(&ssp->cb_lock);
+	srcu_cb_lock(ssp, h);
 	ssp->cb_inflight = NULL;
-	pthread_mutex_unlock(&ssp->cb_lock);
+	srcu_cb_unlock(ssp, h);
 	for (n = 0; list; n++) {
 		next = list->next;
 		srcu_run_callback(list->func, list);
 		list = next;
 	}
 
-	pthread_mutex_lock(&ssp->cb_lock);
+	srcu_cb_lock(ssp, h);
 	ssp->cb_done += n;
 	pthread_cond_broadcast(&ssp->cb_done_cond);
 	/* Counted done before fork() can see the batch gone. */
@@ -480,12 +501,11 @@ static void *srcu_cb_worker(void *arg)
 		}
 		if (!ssp->cb_head || ssp->cb_drainer)
 			break;
-		srcu_cb_run_batch(ssp);
+		srcu_cb_run_batch(ssp, NULL);
 	}
 	pthread_mutex_unlock(&ssp->cb_lock);
 	return NULL;
 }
-
 
 /*
  * Start the domain's worker if it has work and none is running (first use,
@@ -505,16 +525,17 @@ static bool srcu_cb_kick(struct srcu_struct *ssp)
 /*
  * Without a worker: run the queue in the calling thread, batch by batch,
  * until it is empty or a worker has started (it then waits for us and
- * takes over).  Called with cb_lock held, by a caller that may wait for a
- * grace period of @ssp (not inside one of its read-side sections), when
- * no one else runs the queue.  One runner at a time keeps the batches in
- * order, which srcu_barrier()'s count relies on.
+ * takes over).  Called with cb_lock held (taken with compat_lock() and
+ * @h), by a caller that may wait for a grace period of @ssp (not inside
+ * one of its read-side sections), when no one else runs the queue.  One
+ * runner at a time keeps the batches in order, which srcu_barrier()'s
+ * count relies on.
  */
-static void srcu_cb_drain(struct srcu_struct *ssp)
+static void srcu_cb_drain(struct srcu_struct *ssp, struct compat_held *h)
 {
 	ssp->cb_drainer = pthread_self();
 	while (ssp->cb_head && !ssp->cb_running)
-		srcu_cb_run_batch(ssp);
+		srcu_cb_run_batch(ssp, h);
 	ssp->cb_drainer = 0;
 	pthread_cond_broadcast(&ssp->cb_cond);
 	pthread_cond_broadcast(&ssp->cb_done_cond);
@@ -548,7 +569,7 @@ void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
 	WARN_ONCE(1, "call_srcu(%s): cannot start the callback thread; callbacks run in callers that may wait\n",
 		  ssp->name);
 	if (!ssp->cb_drainer && !srcu_read_lock_held(ssp))
-		srcu_cb_drain(ssp);
+		srcu_cb_drain(ssp, &h);
 	compat_unlock(&ssp->cb_lock, &h);
 }
 
@@ -578,7 +599,7 @@ void srcu_barrier(struct srcu_struct *ssp)
 			      ssp->name))
 			break;
 		if (!ssp->cb_running && !ssp->cb_drainer) {
-			srcu_cb_drain(ssp);
+			srcu_cb_drain(ssp, &h);
 			continue;
 		}
 		pthread_cond_wait(&ssp->cb_done_cond, &ssp->cb_lock);

@@ -618,6 +618,43 @@ START_TEST(async_revoke_without_srcu_worker)
 }
 END_TEST
 
+/*
+ * A done callback that the caller of an async revoke runs itself (no
+ * worker thread could be started) cascades as on a worker: its own async
+ * revoke in the domain is queued (1), not refused as if the caller were a
+ * signal handler inside the domain's queue.
+ */
+struct cascade {
+	struct revocable_provider __rcu *dep;
+	int ret;
+	int dep_done;
+};
+
+static void cascade_done(void *arg)
+{
+	struct cascade *c = arg;
+
+	c->ret = revocable_revoke_async(&c->dep, count_done, &c->dep_done);
+}
+
+START_TEST(async_cascade_without_srcu_worker)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("cascade");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	struct cascade c = { .ret = -1 };
+
+	c.dep = revocable_provider_alloc_in(dom, (void *)2);
+	compat_thread_fail_countdown = 1;
+	ck_assert_int_eq(revocable_revoke_async(&rp, cascade_done, &c), 1);
+	ck_assert_uint_eq(compat_thread_fail_countdown, 0);
+	ck_assert_int_eq(c.ret, 1);
+	ck_assert_ptr_null(c.dep);
+	ck_assert_int_eq(revocable_domain_barrier(dom), 0);
+	ck_assert_int_eq(done_count(&c.dep_done), 1);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
 /* Threads of this process whose name starts with @prefix. */
 static int threads_named(const char *prefix)
 {
@@ -681,6 +718,48 @@ START_TEST(idle_srcu_workers_leave)
 }
 END_TEST
 
+/*
+ * The slow-revoke report names the domain the stuck reader is in by the
+ * name it was created with, in the list of threads too.
+ */
+START_TEST(slow_revoke_report_names_domain_of_reader)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("gpiochip7");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	struct test_revoker r = { .slot = &rp, .ret = -1 };
+	FILE *log = tmpfile();
+	struct test_reader b;
+	char buf[4096], *line;
+	ssize_t n = 0;
+
+	ck_assert_ptr_nonnull(log);
+	revocable_domain_set_slow(dom, 30, NULL, NULL);
+	test_reader_start(&b, revocable_provider_get_rcu(&rp), 0, "gpioreader");
+	compat_log = log;
+	test_revoker_start(&r);
+	for (int i = 0; i < 500; i++) {
+		fflush(log);
+		n = pread(fileno(log), buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		if (strstr(buf, "gpioreader"))
+			break;
+		test_sleep_ms(10);
+	}
+	test_reader_stop(&b);
+	JOIN_OR_FAIL(&r.thread, 5000);
+	compat_log = NULL;
+	fclose(log);
+	ck_assert_int_eq(r.ret, 1);
+	line = strstr(buf, "gpioreader");
+	ck_assert_msg(line, "no report: \"%s\"", buf);
+	*strchrnul(line, '\n') = '\0';
+	ck_assert_msg(strstr(line, "gpiochip7"), "\"%s\" does not name the domain", line);
+	ck_assert_ptr_null(strstr(buf, "&dom->srcu"));
+	revocable_provider_put(b.ref);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("extensions");
@@ -713,6 +792,8 @@ Suite *test_suite(void)
 	tcase_add_test(tc, allocation_failure_sets_errno);
 	tcase_add_test(tc, deferred_free_without_rcu_worker);
 	tcase_add_test(tc, async_revoke_without_srcu_worker);
+	tcase_add_test(tc, slow_revoke_report_names_domain_of_reader);
+	tcase_add_test(tc, async_cascade_without_srcu_worker);
 	tcase_add_test(tc, idle_srcu_workers_leave);
 	suite_add_tcase(s, tc);
 	return s;
