@@ -1198,11 +1198,10 @@ static void __attribute__((__constructor__(101))) compat_thread_init(void)
 	long cmds = sys_membarrier(MEMBARRIER_CMD_QUERY);
 
 	sigfillset(&sig_all);
+	/* Only fork() is then unsafe: the library goes on without it. */
 	if (pthread_atfork(compat_fork_prepare, compat_fork_parent,
-			   compat_fork_child)) {
-		fprintf(stderr, "revocable: cannot register fork handlers\n");
-		abort();
-	}
+			   compat_fork_child))
+		fprintf(stderr, "revocable: cannot register fork handlers: a fork() child may find the library's locks taken\n");
 	/* Now, while keys are left: a first access needs no new one. */
 	pthread_once(&exit_key_once, compat_make_exit_key);
 
