@@ -42,6 +42,14 @@ void compat_unlock(pthread_mutex_t *m, struct compat_held *h);
 /* Whether the calling thread holds @lock, taken with compat_lock(). */
 bool compat_holds(const void *lock);
 
+/* Whether the calling thread holds none of the library's locks: cheap. */
+static inline bool compat_holds_none(void)
+{
+	const struct compat_thread *t = compat_thread_peek();
+
+	return !t || !READ_ONCE(t->nr_held);
+}
+
 void compat_registry_lock(void);
 void compat_registry_unlock(void);
 /* Whether the calling thread holds the registry lock / the membarrier switch. */

@@ -275,6 +275,8 @@ void compat_srcu_set_name(struct srcu_struct *ssp, const char *name)
  */
 bool compat_srcu_would_deadlock(const struct srcu_struct *ssp)
 {
+	if (compat_holds_none())
+		return false;
 	return compat_registry_held() || compat_mb_lock_held() ||
 	       compat_holds(&ssp->gp_lock) || compat_holds(&ssp->cb_lock);
 }
