@@ -279,6 +279,48 @@ static void slots_unmap(struct compat_slots *a)
 }
 
 /*
+ * Spare arrays of threads that exited without taking theirs: still zero
+ * (nobody writes a spare before its thread takes it), so the next thread
+ * to register gets one without a system call, which thread churn in a
+ * process with many domains would otherwise pay twice per thread.  Registry
+ * lock; at most SPARE_POOL_MAX kept.
+ */
+#define SPARE_POOL_MAX	64
+
+static struct compat_slots *spare_pool;	/* chained through ->older */
+static unsigned int spare_pool_len;
+
+/* A zeroed array of at least @nr slots, pooled or new; registry lock held. */
+static struct compat_slots *spare_get(unsigned int nr)
+{
+	struct compat_slots *a;
+
+	while ((a = spare_pool)) {
+		spare_pool = a->older;
+		spare_pool_len--;
+		a->older = NULL;
+		if (a->nr >= nr)
+			return a;
+		slots_unmap(a);		/* too short since the limit grew */
+	}
+	return slots_map(nr);
+}
+
+/* Keep an array nobody wrote to for the next thread; registry lock held. */
+static void spare_put(struct compat_slots *a)
+{
+	if (!a)
+		return;
+	if (spare_pool_len >= SPARE_POOL_MAX) {
+		slots_unmap(a);
+		return;
+	}
+	a->older = spare_pool;
+	spare_pool = a;
+	spare_pool_len++;
+}
+
+/*
  * How many slots @t has or has been given: what the domain allocator
  * must make sure of before it hands out an id (compat_slots_reserve()).
  */
@@ -488,6 +530,9 @@ static void compat_thread_exit(void *arg)
 	registry_lock_raw();
 	held = sections_held_all(t);
 	registry_unlink(t);
+	/* Out of the registry: the domain allocator no longer hands it one. */
+	spare_put(t->spare);
+	t->spare = NULL;
 	registry_unlock_raw();
 
 	if (held) {
@@ -589,7 +634,7 @@ struct __revocable_reader *__revocable_register(void)
 	else if (!(t = block_alloc()))
 		why = "no memory for its block";
 	else if (compat_srcu_id_limit > COMPAT_SRCU_FIRST_SLOTS &&
-		 !(spare = slots_map(compat_srcu_id_limit)))
+		 !(spare = spare_get(compat_srcu_id_limit)))
 		why = "no memory for its slots";
 	if (why) {
 		if (t)
