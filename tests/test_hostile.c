@@ -611,54 +611,6 @@ END_TEST
 
 /* ----- seccomp: membarrier() denied after start-up ----------------------- */
 
-#if defined(__x86_64__)
-#define SECCOMP_ARCH	AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define SECCOMP_ARCH	AUDIT_ARCH_AARCH64
-#elif defined(__i386__)
-#define SECCOMP_ARCH	AUDIT_ARCH_I386
-#endif
-
-/* Every thread of the process gets EPERM from membarrier() from now on. */
-static int deny_membarrier(void)
-{
-	struct sock_filter code[] = {
-#ifdef SECCOMP_ARCH
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-#endif
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_membarrier, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K,
-			 SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = {
-		.len = (unsigned short)ARRAY_SIZE(code),
-		.filter = code,
-	};
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -errno;
-	/* TSYNC: the library's service threads are sandboxed too. */
-	if (!syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
-		     SECCOMP_FILTER_FLAG_TSYNC, &prog))
-		return 0;
-	if (errno != ENOSYS)
-		return -errno;
-	/*
-	 * valgrind knows no seccomp(): the filter then covers this thread
-	 * and the threads it creates from now on, where the revokes run.
-	 */
-	fprintf(stderr, "note: no seccomp() (valgrind?): the filter covers "
-		"this thread and its new threads only\n");
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0))
-		return -errno;
-	return 0;
-}
 
 static int membarrier_denied_child(void *arg)
 {
@@ -688,7 +640,7 @@ static int membarrier_denied_child(void *arg)
 	CHILD_CHECK(child_reader_start(&rd, ref) == 0);
 
 	CHILD_STEP("install the filter");
-	CHILD_CHECK(deny_membarrier() == 0);
+	CHILD_CHECK(test_deny_membarrier(true) == 0);
 	errno = 0;
 	CHILD_CHECK(syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) == -1);
 	CHILD_CHECK(errno == EPERM);

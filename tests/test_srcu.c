@@ -572,43 +572,6 @@ END_TEST
 
 /* ----- membarrier() lost (issue 21) -------------------------------------- */
 
-#if defined(__x86_64__)
-#define SECCOMP_ARCH	AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define SECCOMP_ARCH	AUDIT_ARCH_AARCH64
-#elif defined(__i386__)
-#define SECCOMP_ARCH	AUDIT_ARCH_I386
-#endif
-
-/* From now on membarrier() fails with EPERM in every thread. */
-static int deny_membarrier(void)
-{
-	struct sock_filter code[] = {
-#ifdef SECCOMP_ARCH
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-#endif
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_membarrier, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K,
-			 SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = {
-		.len = (unsigned short)ARRAY_SIZE(code),
-		.filter = code,
-	};
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -errno;
-	if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
-		    SECCOMP_FILTER_FLAG_TSYNC, &prog))
-		return -errno;
-	return 0;
-}
 
 struct busy_reader {
 	int stop;
@@ -663,7 +626,7 @@ static int membarrier_lost_child(void)
 	test_thread_start(&b.thread, busy_reader_fn, &b);
 	while (!LOAD(b.loops))
 		test_sleep_ms(1);
-	err = deny_membarrier();
+	err = test_deny_membarrier(false);
 	if (err == -EINVAL || err == -ENOSYS) {
 		/* No seccomp here (valgrind): nothing to take away. */
 		STORE(b.stop, 1);

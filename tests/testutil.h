@@ -120,4 +120,6 @@ void test_revoker_start(struct test_revoker *r);
 /* Each suite file defines this; testutil.c has main(). */
 Suite *test_suite(void);
 
+int test_deny_membarrier(bool thread_only_ok);
+
 #endif
