@@ -146,31 +146,14 @@ static void child_on_abort(int sig)
 	raise(SIGABRT);
 }
 
-/* Wait for child @pid at most @ms (scaled); 0 when it exited 0. */
+/* test_child_result(), saying so when the child's own watchdog fired. */
 static int child_result(pid_t pid, unsigned int ms)
 {
-	unsigned long end = test_now_ms() + test_bound_ms(ms) + 2000;
-	int status = 0;
-	pid_t got;
+	int ret = test_child_result(pid, ms + 2000);
 
-	while ((got = waitpid(pid, &status, WNOHANG)) == 0) {
-		if (test_now_ms() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			fprintf(stderr, "child %d hung (killed)\n", (int)pid);
-			return -1;
-		}
-		test_sleep_ms(5);
-	}
-	ck_assert_int_eq(got, pid);
-	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "child %d killed by signal %d (%s)\n", (int)pid,
-			WTERMSIG(status), strsignal(WTERMSIG(status)));
-		return -1;
-	}
-	if (WEXITSTATUS(status) == CHILD_HUNG)
+	if (ret == CHILD_HUNG)
 		fprintf(stderr, "child %d hung\n", (int)pid);
-	return WEXITSTATUS(status);
+	return ret;
 }
 
 /* Run @fn in a fork() child under a watchdog of @ms; 0 when it exited 0. */

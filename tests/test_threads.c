@@ -89,30 +89,6 @@ static int revoke_bounded(struct revocable_provider __rcu **slot,
 		}							\
 	} while (0)
 
-/* Wait for child @pid at most @ms (scaled); 0 when it exited 0. */
-static int child_result(pid_t pid, unsigned int ms)
-{
-	unsigned long end = test_now_ms() + test_bound_ms(ms);
-	int status = 0;
-	pid_t got;
-
-	while ((got = waitpid(pid, &status, WNOHANG)) == 0) {
-		if (test_now_ms() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			fprintf(stderr, "child %d hung (killed)\n", (int)pid);
-			return -1;
-		}
-		test_sleep_ms(5);
-	}
-	ck_assert_int_eq(got, pid);
-	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "child %d killed by signal %d\n", (int)pid,
-			WTERMSIG(status));
-		return -1;
-	}
-	return WEXITSTATUS(status);
-}
 
 /*
  * GCC 12's AddressSanitizer runtime does not take its allocator's locks
@@ -149,7 +125,7 @@ static int in_child(int (*fn)(void *arg), void *arg, unsigned int ms)
 		alarm((unsigned int)(test_bound_ms(ms) / 1000 + 2));
 		_exit(fn(arg));
 	}
-	return child_result(pid, ms);
+	return test_child_result(pid, ms);
 }
 
 /* ----- thread exit ------------------------------------------------------- */
@@ -714,7 +690,7 @@ START_TEST(fork_from_done_callback)
 	ck_assert_int_eq(revocable_revoke_async(&rp, fork_in_done, &f), 1);
 	WAIT_OR_FAIL(&f.forked, 5000);
 	ck_assert_int_gt(f.pid, 0);
-	ck_assert_int_eq(child_result(f.pid, 8000), 0);
+	ck_assert_int_eq(test_child_result(f.pid, 8000), 0);
 	/* And the parent goes on as before. */
 	ck_assert_int_eq(exercise(NULL), 0);
 }

@@ -5,7 +5,9 @@
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -209,4 +211,33 @@ int test_deny_membarrier(bool thread_only_ok)
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0))
 		return -errno;
 	return 0;
+}
+
+/*
+ * Wait for the child @pid at most @ms (scaled by test_bound_ms()); kill it
+ * past that.  Returns its exit status, or -1 when it hung or died of a
+ * signal (said on stderr).
+ */
+int test_child_result(pid_t pid, unsigned int ms)
+{
+	unsigned long end = test_now_ms() + test_bound_ms(ms);
+	int status = 0;
+	pid_t got;
+
+	while ((got = waitpid(pid, &status, WNOHANG)) == 0) {
+		if (test_now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			fprintf(stderr, "child %d hung (killed)\n", (int)pid);
+			return -1;
+		}
+		test_sleep_ms(5);
+	}
+	ck_assert_int_eq(got, pid);
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "child %d killed by signal %d (%s)\n", (int)pid,
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return -1;
+	}
+	return WEXITSTATUS(status);
 }

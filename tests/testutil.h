@@ -121,5 +121,6 @@ void test_revoker_start(struct test_revoker *r);
 Suite *test_suite(void);
 
 int test_deny_membarrier(bool thread_only_ok);
+int test_child_result(pid_t pid, unsigned int ms);
 
 #endif
