@@ -847,6 +847,25 @@ static int mb_pick_signal(void)
 	return 0;
 }
 
+/* /proc/self/task/@tid/@name into @buf, NUL-terminated; false if unread. */
+static bool mb_task_file(int tid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
 /*
  * /proc/self/task/@tid/stat's state letter, and the thread's context
  * switches so far from its status file; false when they cannot be read
@@ -854,35 +873,19 @@ static int mb_pick_signal(void)
  */
 static bool mb_task_state(int tid, char *state, unsigned long *switches)
 {
-	char path[64], buf[1024];
+	char buf[1024];
 	unsigned long v;
 	const char *p;
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!mb_task_file(tid, "stat", buf, sizeof(buf)))
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');		/* the name may hold anything */
 	if (!p || p[1] != ' ' || !p[2])
 		return false;
 	*state = p[2];
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!mb_task_file(tid, "status", buf, sizeof(buf)))
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	*switches = 0;
 	for (p = buf; (p = strstr(p, "ctxt_switches:")); p++)
 		if (sscanf(p, "ctxt_switches: %lu", &v) == 1)
