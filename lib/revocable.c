@@ -42,6 +42,7 @@
 #include <linux/printk.h>
 #include <linux/rcupdate.h>
 #include <linux/revocable.h>
+#include <linux/revocable_srcu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
@@ -63,7 +64,7 @@
 #define REVOCABLE_HANDLE_DEAD	((struct revocable_provider *)ERR_PTR(-ESTALE))
 
 struct revocable_domain {
-	struct srcu_struct *ssp;
+	struct revocable_srcu *ssp;
 	const char *name;
 	/* Providers whose memory is not freed yet, released ones included. */
 	atomic_long_t providers;
@@ -73,7 +74,7 @@ struct revocable_domain {
 	void (*slow_hook)(struct revocable_domain *dom, unsigned int waited_ms,
 			  void *arg);
 	void *slow_arg;
-	struct srcu_struct srcu;
+	struct revocable_srcu srcu;
 };
 
 struct revocable_provider {
@@ -93,10 +94,10 @@ static_assert(offsetof(struct revocable_provider, dom) ==
 static_assert(offsetof(struct revocable_domain, ssp) ==
 	      offsetof(struct __revocable_domain_head, ssp));
 
-DEFINE_STATIC_SRCU(revocable_srcu);
+DEFINE_STATIC_REVOCABLE_SRCU(revocable_default_srcu);
 
 static struct revocable_domain revocable_default = {
-	.ssp = &revocable_srcu,
+	.ssp = &revocable_default_srcu,
 	.name = "default",
 	.slow_ms = REVOCABLE_SLOW_MS_DEFAULT,
 };
@@ -122,7 +123,7 @@ static bool revocable_cannot_wait(const char *fn)
 static bool revocable_inside_access(struct revocable_domain *dom)
 {
 	return IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) && READ_ONCE(debug_locks) &&
-	       srcu_read_lock_held(dom->ssp);
+	       revocable_srcu_read_lock_held(dom->ssp);
 }
 
 /*
@@ -136,8 +137,8 @@ static bool revocable_inside_access(struct revocable_domain *dom)
 static bool revocable_would_deadlock(struct revocable_domain *dom,
 				     const char *fn)
 {
-#ifdef srcu_would_deadlock
-	return WARN(srcu_would_deadlock(dom->ssp),
+#ifdef revocable_srcu_would_deadlock
+	return WARN(revocable_srcu_would_deadlock(dom->ssp),
 		    "%s() in domain %s from a signal handler that interrupted the library would deadlock\n",
 		    fn, dom->name);
 #else
@@ -158,16 +159,16 @@ struct revocable_domain *revocable_domain_alloc(const char *name)
 	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
 	if (!dom)
 		return NULL;
-	if (init_srcu_struct(&dom->srcu)) {
+	if (revocable_srcu_init(&dom->srcu, name ? name : "unnamed")) {
 		kfree(dom);
 		return NULL;
 	}
 	dom->ssp = &dom->srcu;
 	dom->name = name ? name : "unnamed";
 	dom->slow_ms = REVOCABLE_SLOW_MS_DEFAULT;
-#ifdef srcu_set_name
+#ifdef revocable_srcu_set_name
 	/* Userspace: the report of threads inside accesses names the domain. */
-	srcu_set_name(&dom->srcu, dom->name);
+	revocable_srcu_set_name(&dom->srcu, dom->name);
 #endif
 	return dom;
 }
@@ -186,7 +187,7 @@ int revocable_domain_barrier(struct revocable_domain *dom)
 	    revocable_would_deadlock(dom, __func__))
 		return -EDEADLK;
 	/* Async revokes run their done callbacks and drop references... */
-	srcu_barrier(dom->ssp);
+	revocable_srcu_barrier(dom->ssp);
 	/*
 	 * ...and released shells are freed by RCU callbacks, each of which
 	 * touches the domain last by decrementing ->freeing (a release).
@@ -222,7 +223,7 @@ int revocable_domain_free(struct revocable_domain *dom)
 	if (WARN(left, "domain %s freed with %ld providers left\n",
 		 dom->name, left))
 		return -EBUSY;
-	cleanup_srcu_struct(&dom->srcu);
+	revocable_srcu_cleanup(&dom->srcu);
 	kfree(dom);
 	return 0;
 }
@@ -350,7 +351,7 @@ static void revocable_report_slow(struct revocable_domain *dom,
 		debug_show_all_locks();
 }
 
-#ifdef synchronize_srcu_report
+#ifdef revocable_srcu_synchronize_report
 struct revocable_slow_ctx {
 	struct revocable_domain *dom;
 	bool first;
@@ -382,14 +383,14 @@ static void revocable_wait_readers(struct revocable_domain *dom)
 
 	might_sleep();
 	if (!slow_ms) {
-		synchronize_srcu(dom->ssp);
+		revocable_srcu_synchronize(dom->ssp);
 		return;
 	}
-#ifdef synchronize_srcu_report
+#ifdef revocable_srcu_synchronize_report
 	{
 		struct revocable_slow_ctx ctx = { .dom = dom, .first = true };
 
-		synchronize_srcu_report(dom->ssp, slow_ms, revocable_slow_cb,
+		revocable_srcu_synchronize_report(dom->ssp, slow_ms, revocable_slow_cb,
 					&ctx);
 		return;
 	}
@@ -397,7 +398,7 @@ static void revocable_wait_readers(struct revocable_domain *dom)
 	init_rcu_head_on_stack(&w.rcu);
 	init_completion(&w.done);
 	start = jiffies;
-	call_srcu(dom->ssp, &w.rcu, revocable_waiter_wake);
+	revocable_srcu_call(dom->ssp, &w.rcu, revocable_waiter_wake);
 	while (!wait_for_completion_timeout(&w.done,
 					    msecs_to_jiffies(slow_ms))) {
 		revocable_report_slow(dom, jiffies_to_msecs(jiffies - start),
@@ -438,7 +439,7 @@ static struct revocable_provider *
 revocable_detach_checked(struct revocable_provider __rcu **rpp,
 			 const char *fn)
 {
-#ifdef srcu_would_deadlock
+#ifdef revocable_srcu_would_deadlock
 	struct revocable_provider *rp;
 
 	if (WARN_ON(!rpp))
@@ -476,7 +477,7 @@ static void revocable_finish_later(struct revocable_provider *rp,
 {
 	rp->done = done;
 	rp->done_arg = arg;
-	call_srcu(rp->dom->ssp, &rp->rcu, revocable_finish);
+	revocable_srcu_call(rp->dom->ssp, &rp->rcu, revocable_finish);
 }
 
 int revocable_revoke(struct revocable_provider __rcu **rpp)
@@ -639,8 +640,8 @@ void *revocable_access(struct revocable_provider *rp, struct revocable *rev)
 	if (!rp)
 		return NULL;
 	rev->owner = current;
-	rev->idx = srcu_read_lock(rev->ssp);
-	return srcu_dereference(rp->res, rev->ssp);
+	rev->idx = revocable_srcu_read_lock(rev->ssp);
+	return revocable_srcu_dereference(rp->res, rev->ssp);
 }
 EXPORT_SYMBOL_GPL(revocable_access);
 
@@ -715,8 +716,8 @@ void *revocable_try_access(struct revocable *rev)
 	}
 	if (unlikely(!revocable_claim(rev)))
 		return NULL;
-	rev->idx = srcu_read_lock(rev->ssp);
-	return srcu_dereference(rp->res, rev->ssp);
+	rev->idx = revocable_srcu_read_lock(rev->ssp);
+	return revocable_srcu_dereference(rp->res, rev->ssp);
 }
 EXPORT_SYMBOL_GPL(revocable_try_access);
 
@@ -742,7 +743,7 @@ void revocable_withdraw_access(struct revocable *rev)
 		rev->refused--;
 		return;
 	}
-	srcu_read_unlock(rev->ssp, rev->idx);
+	revocable_srcu_read_unlock(rev->ssp, rev->idx);
 	/*
 	 * Release the handle: the next context to claim it writes rev->idx,
 	 * and our read of it above must not be reordered after the store

@@ -13,7 +13,7 @@
 #include <linux/err.h>
 #include <linux/kconfig.h>
 #include <linux/rcupdate.h>
-#include <linux/srcu.h>
+#include <linux/revocable_srcu.h>
 #include <linux/types.h>
 #include <asm/current.h>
 #define __revocable_unrcu(p)	unrcu_pointer(p)
@@ -37,7 +37,14 @@ extern "C" {
 
 struct revocable_domain;
 struct revocable_provider;
+
+#ifdef __KERNEL__
+/* A domain's read side: <linux/revocable_srcu.h>. */
+#define __revocable_ssp_t	struct revocable_srcu
+#else
+#define __revocable_ssp_t	struct srcu_struct
 struct srcu_struct;
+#endif
 
 /**
  * struct revocable - one access to a revocable resource
@@ -53,7 +60,7 @@ struct srcu_struct;
  */
 struct revocable {
 	struct revocable_provider *rp;
-	struct srcu_struct *ssp;
+	__revocable_ssp_t *ssp;
 	void *owner;
 	int idx;
 	unsigned short refused;
@@ -66,7 +73,7 @@ struct revocable {
  * <revocable/reader.h>).
  */
 struct __revocable_domain_head {
-	struct srcu_struct *ssp;
+	__revocable_ssp_t *ssp;
 };
 
 struct __revocable_provider_head {
@@ -517,13 +524,14 @@ void revocable_withdraw_access(struct revocable *rev);
 /* The calling context, and what a handle records as its owner. */
 #define __revocable_ctx()		current
 #define __revocable_ctx_owner(c)	(c)
-#define __revocable_read_lock(c, ssp)	((void)(c), srcu_read_lock(ssp))
+#define __revocable_read_lock(c, ssp)					\
+	((void)(c), revocable_srcu_read_lock(ssp))
 #define __revocable_read_unlock(c, ssp, idx)				\
 	do {								\
 		(void)(c);						\
-		srcu_read_unlock(ssp, idx);				\
+		revocable_srcu_read_unlock(ssp, idx);			\
 	} while (0)
-#define __revocable_res(h, ssp)		srcu_dereference((h)->res, ssp)
+#define __revocable_res(h, ssp)		revocable_srcu_dereference((h)->res, ssp)
 /* Orders the unlock's read of rev->idx before the next owner's write. */
 #define __revocable_release_owner(rev)	smp_store_release(&(rev)->owner, NULL)
 #define __revocable_inline		__always_inline
@@ -536,7 +544,7 @@ __revocable_access_inline(struct revocable_provider *rp, struct revocable *rev)
 {
 	const struct __revocable_provider_head *h =
 		(const struct __revocable_provider_head *)rp;
-	struct srcu_struct *ssp;
+	__revocable_ssp_t *ssp;
 	void *c;
 
 	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev || !rp))
@@ -603,7 +611,7 @@ __revocable_withdraw_inline(struct revocable *rev)
  * reach theirs, so they keep only what the end of the access needs.
  */
 struct __revocable_guard {
-	struct srcu_struct *ssp;
+	__revocable_ssp_t *ssp;
 	int idx;			/* < 0: no access to end */
 };
 

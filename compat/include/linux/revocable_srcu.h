@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Userspace stand-in for <linux/revocable_srcu.h>, a revocable domain's
+ * read side.  In the kernel that is per-CPU counts updated without a
+ * memory barrier and ordered by synchronize_rcu() on the waiting side; in
+ * userspace it is the compat SRCU, whose read side has no barrier either
+ * (membarrier() on the waiting side plays synchronize_rcu()'s part).
+ */
+#ifndef _COMPAT_LINUX_REVOCABLE_SRCU_H
+#define _COMPAT_LINUX_REVOCABLE_SRCU_H
+
+#include <linux/srcu.h>
+
+#define revocable_srcu				srcu_struct
+#define revocable_srcu_read_lock		srcu_read_lock
+#define revocable_srcu_read_unlock		srcu_read_unlock
+#define revocable_srcu_dereference		srcu_dereference
+#define revocable_srcu_read_lock_held		srcu_read_lock_held
+#define revocable_srcu_init(ssp, name)		init_srcu_struct(ssp)
+#define revocable_srcu_cleanup			cleanup_srcu_struct
+#define revocable_srcu_synchronize		synchronize_srcu
+#define revocable_srcu_synchronize_report	compat_synchronize_srcu_report
+#define revocable_srcu_call			call_srcu
+#define revocable_srcu_barrier			srcu_barrier
+#define revocable_srcu_set_name			compat_srcu_set_name
+#define revocable_srcu_would_deadlock		compat_srcu_would_deadlock
+#define DEFINE_STATIC_REVOCABLE_SRCU(name)	DEFINE_STATIC_SRCU(name)
+
+#endif

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The read side of revocable domains: per-CPU access counts that readers
+ * update without a memory barrier, and grace periods that get their
+ * ordering from synchronize_rcu().
+ *
+ * A reader reads the current index, increments its CPU's lock count for
+ * that index, and later increments the unlock count for the same index on
+ * whatever CPU it then runs on.  Each increment is one this_cpu_inc(): it
+ * cannot be torn by an interrupt, and it runs with preemption disabled, so
+ * it is an RCU read-side critical section of its own.
+ *
+ * A grace period waits for the readers of one index to drain by reading
+ * the sum of its unlock counts, calling synchronize_rcu(), then reading
+ * the sum of its lock counts; equal sums mean drained:
+ *
+ * - A reader whose unlock the first sum counted ran that increment before
+ *   synchronize_rcu() began, so its CPU passed through a quiescent state (a
+ *   full barrier) after every access the reader made to the resource: they
+ *   are all over before the caller frees anything.
+ * - A reader whose lock the second sum missed did not finish that
+ *   increment before synchronize_rcu() ended, so its CPU passed through
+ *   the quiescent state before it: whatever the reader loads afterwards
+ *   sees what the updater stored before the grace period, the cleared
+ *   resource pointer.  It gets NULL, and it may run on.
+ * - So equal sums leave no reader that got the resource and has not ended:
+ *   each such reader would add a lock to the second sum and no unlock to
+ *   the first, and no unlock can be counted without its lock.
+ *
+ * The sums are not atomic snapshots, and an access that began before one
+ * grace period may still be running in the next, which is why there are
+ * two indexes.  A grace period first waits for stragglers on the index
+ * new readers do not use (a reader that read the index just before the
+ * last flip and incremented after it), flips the index so that new readers
+ * stop adding to the other one, and waits for that one: readers that keep
+ * arriving cannot hold it off.  model/kernel.pml checks this protocol with
+ * spin, under store buffering and with a reader's loads allowed to pass
+ * its stores, and shows that dropping any of its steps is caught.
+ *
+ * Synchronous grace periods (a revoke waiting for readers) use
+ * synchronize_rcu_expedited(): removal latency matters there, and revokes
+ * are rare.  Callbacks are batched into a work item that uses
+ * synchronize_rcu(); they run with bottom halves disabled, as SRCU's do.
+ */
+#include <linux/bug.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/lockdep.h>
+#include <linux/minmax.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/revocable_srcu.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+/* A wait for readers polls at most this far apart. */
+#define REVOCABLE_SRCU_MAX_POLL	(HZ / 50 ?: 1)
+
+/* Report every @every_ms a wait lasts, through @report; 0: never. */
+struct revocable_srcu_wait {
+	unsigned int every_ms;
+	void (*report)(void *arg, unsigned int waited_ms);
+	void *arg;
+	unsigned long start;
+	unsigned long next;
+};
+
+static unsigned long revocable_srcu_sum(struct revocable_srcu *ssp, int idx,
+					bool locks)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct revocable_srcu_ctr *c =
+			&per_cpu_ptr(ssp->sda, cpu)->ctr[idx];
+
+		sum += locks ? READ_ONCE(c->locks) : READ_ONCE(c->unlocks);
+	}
+	return sum;
+}
+
+static void revocable_srcu_poll(struct revocable_srcu_wait *w,
+				unsigned long *delay)
+{
+	if (w && w->every_ms && time_after_eq(jiffies, w->next)) {
+		w->report(w->arg, jiffies_to_msecs(jiffies - w->start));
+		w->next = jiffies + msecs_to_jiffies(w->every_ms);
+	}
+	schedule_timeout_uninterruptible(*delay);
+	*delay = min(*delay * 2, (unsigned long)REVOCABLE_SRCU_MAX_POLL);
+}
+
+/* Wait until no reader is inside a section counted under @idx. */
+static void revocable_srcu_drain(struct revocable_srcu *ssp, int idx,
+				 bool expedite, struct revocable_srcu_wait *w)
+{
+	unsigned long unlocks, delay = 1;
+
+	for (;;) {
+		unlocks = revocable_srcu_sum(ssp, idx, false);
+		/*
+		 * A quick look first, so that a reader sleeping in its
+		 * access costs polls, not a grace period of RCU each.
+		 */
+		if (revocable_srcu_sum(ssp, idx, true) != unlocks) {
+			revocable_srcu_poll(w, &delay);
+			continue;
+		}
+		if (expedite)
+			synchronize_rcu_expedited();
+		else
+			synchronize_rcu();
+		if (revocable_srcu_sum(ssp, idx, true) == unlocks)
+			return;
+	}
+}
+
+static void revocable_srcu_gp(struct revocable_srcu *ssp, bool expedite,
+			      struct revocable_srcu_wait *w)
+{
+	unsigned int idx;
+
+	lockdep_assert_held(&ssp->gp_lock);
+	idx = ssp->idx & 1;
+	/* Stragglers that read the other index before the last flip. */
+	revocable_srcu_drain(ssp, idx ^ 1, expedite, w);
+	WRITE_ONCE(ssp->idx, idx ^ 1);
+	revocable_srcu_drain(ssp, idx, expedite, w);
+}
+
+/**
+ * __revocable_srcu_init() - set up a domain's read side
+ * @ssp: the read side
+ * @name: a name for lockdep
+ * @key: lockdep's class for @ssp's readers
+ *
+ * Use revocable_srcu_init(), which supplies @key.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or -ENOMEM.
+ */
+int __revocable_srcu_init(struct revocable_srcu *ssp, const char *name,
+			  struct lock_class_key *key)
+{
+	ssp->sda = alloc_percpu(struct revocable_srcu_data);
+	if (!ssp->sda)
+		return -ENOMEM;
+	ssp->idx = 0;
+	mutex_init(&ssp->gp_lock);
+	spin_lock_init(&ssp->cb_lock);
+	ssp->cbs = NULL;
+	ssp->cbs_tail = &ssp->cbs;
+	INIT_WORK(&ssp->cb_work, __revocable_srcu_cb_work);
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	lockdep_init_map(&ssp->dep_map, name, key, 0);
+#endif
+	return 0;
+}
+EXPORT_SYMBOL_GPL(__revocable_srcu_init);
+
+/**
+ * revocable_srcu_cleanup() - tear down a domain's read side
+ * @ssp: the read side, set up by revocable_srcu_init()
+ *
+ * Runs the callbacks still queued.  With readers still inside, warns and
+ * leaks the counts rather than free memory that they will write.
+ *
+ * Context: process context; may sleep.
+ */
+void revocable_srcu_cleanup(struct revocable_srcu *ssp)
+{
+	int idx;
+
+	flush_work(&ssp->cb_work);
+	for (idx = 0; idx < 2; idx++)
+		if (WARN(revocable_srcu_sum(ssp, idx, true) !=
+			 revocable_srcu_sum(ssp, idx, false),
+			 "revocable_srcu: cleanup with readers inside\n"))
+			return;
+	free_percpu(ssp->sda);
+	ssp->sda = NULL;
+}
+EXPORT_SYMBOL_GPL(revocable_srcu_cleanup);
+
+/**
+ * revocable_srcu_synchronize_report() - wait for the readers, reporting
+ * @ssp: the read side
+ * @every_ms: call @report each time the wait has lasted another @every_ms;
+ *	0 never calls it
+ * @report: the report, called in the caller's context with the time
+ *	waited so far
+ * @arg: passed to @report
+ *
+ * Returns once every read-side section of @ssp that began before the call
+ * has ended.  Uses expedited RCU grace periods: a revoke waits here.
+ *
+ * Context: process context, outside every section of @ssp; may sleep.
+ */
+void revocable_srcu_synchronize_report(struct revocable_srcu *ssp,
+				       unsigned int every_ms,
+				       void (*report)(void *arg,
+						      unsigned int waited_ms),
+				       void *arg)
+{
+	struct revocable_srcu_wait w = {
+		.every_ms = report ? every_ms : 0,
+		.report = report,
+		.arg = arg,
+		.start = jiffies,
+		.next = jiffies + msecs_to_jiffies(every_ms),
+	};
+
+	might_sleep();
+	RCU_LOCKDEP_WARN(revocable_srcu_read_lock_held(ssp),
+			 "revocable_srcu grace period inside its own read side");
+	mutex_lock(&ssp->gp_lock);
+	revocable_srcu_gp(ssp, true, &w);
+	mutex_unlock(&ssp->gp_lock);
+}
+EXPORT_SYMBOL_GPL(revocable_srcu_synchronize_report);
+
+/**
+ * revocable_srcu_synchronize() - wait for the readers
+ * @ssp: the read side
+ *
+ * Context: as revocable_srcu_synchronize_report().
+ */
+void revocable_srcu_synchronize(struct revocable_srcu *ssp)
+{
+	revocable_srcu_synchronize_report(ssp, 0, NULL, NULL);
+}
+EXPORT_SYMBOL_GPL(revocable_srcu_synchronize);
+
+/**
+ * revocable_srcu_call() - call a function once the current readers are gone
+ * @ssp: the read side
+ * @head: storage for the call, until @func runs
+ * @func: the function, called with @head from a work item with bottom
+ *	halves disabled, after every read-side section of @ssp that began
+ *	before the call has ended
+ *
+ * Context: any context but NMI.
+ */
+void revocable_srcu_call(struct revocable_srcu *ssp, struct rcu_head *head,
+			 rcu_callback_t func)
+{
+	unsigned long flags;
+
+	head->func = func;
+	head->next = NULL;
+	spin_lock_irqsave(&ssp->cb_lock, flags);
+	*ssp->cbs_tail = head;
+	ssp->cbs_tail = &head->next;
+	spin_unlock_irqrestore(&ssp->cb_lock, flags);
+	queue_work(system_unbound_wq, &ssp->cb_work);
+}
+EXPORT_SYMBOL_GPL(revocable_srcu_call);
+
+/* The callbacks' work: one grace period per batch taken off the queue. */
+void __revocable_srcu_cb_work(struct work_struct *work)
+{
+	struct revocable_srcu *ssp =
+		container_of(work, struct revocable_srcu, cb_work);
+	struct rcu_head *head, *next;
+
+	for (;;) {
+		spin_lock_irq(&ssp->cb_lock);
+		head = ssp->cbs;
+		ssp->cbs = NULL;
+		ssp->cbs_tail = &ssp->cbs;
+		spin_unlock_irq(&ssp->cb_lock);
+		if (!head)
+			return;
+		mutex_lock(&ssp->gp_lock);
+		revocable_srcu_gp(ssp, false, NULL);
+		mutex_unlock(&ssp->gp_lock);
+		for (; head; head = next) {
+			next = head->next;
+			local_bh_disable();
+			head->func(head);
+			local_bh_enable();
+		}
+		cond_resched();
+	}
+}
+EXPORT_SYMBOL_GPL(__revocable_srcu_cb_work);
+
+/**
+ * revocable_srcu_barrier() - wait for the callbacks queued so far
+ * @ssp: the read side
+ *
+ * Context: process context, not from one of @ssp's callbacks; may sleep.
+ */
+void revocable_srcu_barrier(struct revocable_srcu *ssp)
+{
+	flush_work(&ssp->cb_work);
+}
+EXPORT_SYMBOL_GPL(revocable_srcu_barrier);
