@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the userspace benchmarks of the converted subsystems share
- * (gpio_bench_user.c, evdev_bench_user.c): time one ioctl in a loop from
- * one CPU and then from every online CPU at once (a descriptor each), and
+ * (gpio_bench_user.c, evdev_bench_user.c): time one operation (an ioctl,
+ * an open and close of a node, or one the program defines) in a loop from
+ * one CPU and then from every online CPU at once (a worker each), and
  * print the median of the rounds as
  *	TAG: WHAT cpus=N ns_per_op=X
  * which kernel/harness/parse_bench_conv.py reads.
@@ -13,6 +14,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_CPUS	4
 #define MAX_ROUNDS	16
@@ -30,6 +33,11 @@ struct bench_worker {
 	long loops;
 	unsigned long req;
 	unsigned char arg[64];	/* the ioctl's argument, one per thread */
+	const char *path;	/* the node bench_open_close() opens */
+	void *priv;		/* the program's own state, one per thread */
+	/* One operation of the loop; nonzero (with errno set) fails the run. */
+	int (*op)(struct bench_worker *w);
+	const char *what;	/* for the message when op fails */
 	double ns;
 	pthread_barrier_t *go;
 };
@@ -51,7 +59,7 @@ static inline void pin(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-static void *bench_ioctl_loop(void *arg)
+static void *bench_loop(void *arg)
 {
 	struct bench_worker *w = arg;
 	double t0;
@@ -60,8 +68,8 @@ static void *bench_ioctl_loop(void *arg)
 	pthread_barrier_wait(w->go);
 	t0 = now_ns();
 	for (long i = 0; i < w->loops; i++)
-		if (ioctl(w->fd, w->req, w->arg)) {
-			perror("benchmark ioctl");
+		if (w->op(w)) {
+			perror(w->what);
 			exit(1);
 		}
 	w->ns = (now_ns() - t0) / w->loops;
@@ -89,29 +97,20 @@ static inline int bench_rounds(int rounds)
 }
 
 /*
- * ioctl(fds[i], req, a copy of @arg of @size bytes) @loops times on one
- * CPU, then on @cpus CPUs at once; @rounds rounds each, median printed.
+ * The loop of w[i].op, w[i].loops times each, on one CPU (w[0]) and then
+ * on @cpus CPUs at once (w[0..cpus-1], one thread each, pinned to
+ * w[i].cpu); @rounds rounds each, the median of the rounds' mean time per
+ * operation printed.  The caller fills op, loops, cpu and what it needs.
  */
-static inline void bench_ioctl(const char *tag, const char *what,
-			       const int *fds, int cpus, long loops,
-			       int rounds, unsigned long req,
-			       const void *arg, size_t size)
+static inline void bench_run(const char *tag, const char *what,
+			     struct bench_worker *w, int cpus, int rounds)
 {
-	struct bench_worker w[MAX_CPUS];
 	pthread_barrier_t go;
 	double ns[MAX_ROUNDS];
 
-	if (size > sizeof(w[0].arg)) {
-		fprintf(stderr, "bench_ioctl: argument too large\n");
-		exit(2);
-	}
 	for (int i = 0; i < cpus; i++) {
-		w[i].fd = fds[i];
-		w[i].cpu = i;
-		w[i].loops = loops;
-		w[i].req = req;
-		memcpy(w[i].arg, arg, size);
 		w[i].go = &go;
+		w[i].what = what;
 	}
 	for (int n = 1; n <= cpus; n = n == 1 ? cpus : cpus + 1) {
 		for (int r = 0; r < rounds; r++) {
@@ -119,7 +118,7 @@ static inline void bench_ioctl(const char *tag, const char *what,
 
 			pthread_barrier_init(&go, NULL, n);
 			for (int i = 0; i < n; i++)
-				pthread_create(&w[i].th, NULL, bench_ioctl_loop, &w[i]);
+				pthread_create(&w[i].th, NULL, bench_loop, &w[i]);
 			for (int i = 0; i < n; i++) {
 				pthread_join(w[i].th, NULL);
 				sum += w[i].ns;
@@ -132,6 +131,66 @@ static inline void bench_ioctl(const char *tag, const char *what,
 		       ns[rounds / 2]);
 		fflush(stdout);
 	}
+}
+
+static int bench_op_ioctl(struct bench_worker *w)
+{
+	return ioctl(w->fd, w->req, w->arg);
+}
+
+/*
+ * ioctl(fds[i], req, a copy of @arg of @size bytes) @loops times on one
+ * CPU, then on @cpus CPUs at once; @rounds rounds each, median printed.
+ */
+static inline void bench_ioctl(const char *tag, const char *what,
+			       const int *fds, int cpus, long loops,
+			       int rounds, unsigned long req,
+			       const void *arg, size_t size)
+{
+	struct bench_worker w[MAX_CPUS];
+
+	if (size > sizeof(w[0].arg)) {
+		fprintf(stderr, "bench_ioctl: argument too large\n");
+		exit(2);
+	}
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < cpus; i++) {
+		w[i].fd = fds[i];
+		w[i].cpu = i;
+		w[i].loops = loops;
+		w[i].req = req;
+		memcpy(w[i].arg, arg, size);
+		w[i].op = bench_op_ioctl;
+	}
+	bench_run(tag, what, w, cpus, rounds);
+}
+
+static int bench_op_open_close(struct bench_worker *w)
+{
+	int fd = open(w->path, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -1 : close(fd);
+}
+
+/*
+ * open(@path, O_RDONLY) and close of what it returned, @loops times on
+ * one CPU, then on @cpus CPUs at once (each opening its own descriptor);
+ * @rounds rounds each, median printed.
+ */
+static inline void bench_open_close(const char *tag, const char *what,
+				    const char *path, int cpus, long loops,
+				    int rounds)
+{
+	struct bench_worker w[MAX_CPUS];
+
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < cpus; i++) {
+		w[i].cpu = i;
+		w[i].loops = loops;
+		w[i].path = path;
+		w[i].op = bench_op_open_close;
+	}
+	bench_run(tag, what, w, cpus, rounds);
 }
 
 #endif

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * "ninja -C build kernel-bench-evdev": on a uinput device's event node,
- * time a loop of EVIOCGVERSION from one CPU and from every online CPU at
- * once (a descriptor each), and a stream of events written to uinput and
- * read back from the event node, 16 events a batch.  Prints the time per
- * call, or per event read, as the median of the rounds.
+ * time a loop of EVIOCGVERSION ("version") and a loop of open(O_RDONLY)
+ * and close of the node ("open"), each from one CPU and from every online
+ * CPU at once (a descriptor each), and a stream of events written to
+ * uinput and read back from the event node, 16 events a batch ("stream").
+ * Prints the time per call, per open and close, or per event read, as the
+ * median of the rounds.  An open costs far more than an ioctl, so its loop
+ * runs LOOPS / 10 times.
  *
  * usage: evdev_bench_user [LOOPS [ROUNDS]]
  */
@@ -114,6 +117,8 @@ int main(int argc, char **argv)
 		    EVIOCGVERSION, &v, sizeof(v));
 	for (int i = 0; i < cpus; i++)
 		close(fds[i]);
+	bench_open_close("EVDEVBENCH", "open", node, cpus,
+			 loops / 10 > 0 ? loops / 10 : 1, rounds);
 	pin(0);
 	efd = open(node, O_RDONLY | O_CLOEXEC);
 	if (efd < 0) {

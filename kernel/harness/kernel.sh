@@ -528,11 +528,14 @@ boot() {
 # converted; for gpio also converted with the chips in the shared default
 # domain instead of a domain per device (the design choice the
 # conversion's commit message argues:
-# kernel/harness/bench-gpio-shared-domain.diff).  Each boots
-# CONV_BENCH_BOOTS (or GPIO_BENCH_BOOTS) times,
-# default 5, interleaved.  gpio: the userspace
-# GPIO_V2_LINE_GET_VALUES_IOCTL loop and gpio_bench.ko's
-# gpiod_get_value_cansleep() loop; evdev: an EVIOCGVERSION loop and a
+# kernel/harness/bench-gpio-shared-domain.diff), and unprotected: stock
+# with gpiolib's SRCU read side for the chip pointer stubbed out, the
+# floor (kernel/harness/bench-gpio-unprotected.diff; unsafe on unplug).
+# Each boots CONV_BENCH_BOOTS (or GPIO_BENCH_BOOTS) times, default 5,
+# interleaved.  gpio: the userspace GPIO_V2_LINE_GET_VALUES_IOCTL loop, a
+# loop of GPIO_V2_GET_LINE_IOCTL requests of one line each closed again,
+# and gpio_bench.ko's gpiod_get_value_cansleep() loop; evdev: an
+# EVIOCGVERSION loop, a loop of open and close of the event node, and a
 # stream of events written to uinput and read from the event node; each on
 # one CPU and, for the loops, on all at once.  EVDEV_NOBARRIER=1 adds the
 # converted kernel without SRCU's read-side barriers
@@ -549,7 +552,7 @@ bench_conv() {
 		# Everything from the gpiolib conversion on.
 		back=$(sed -n '/^[0-9]*-gpiolib-protect-the-chip/,$p' "$series" |
 			grep -c '\.patch')
-		variants+=(shared)
+		variants+=(shared unprotected)
 		;;
 	evdev)
 		# The evdev patch is the last one.
@@ -569,11 +572,12 @@ bench_conv() {
 		stage "$kind variant $v"
 		[ -d "$ksrc" ] || git -C "$kdir/src" worktree add -q --detach "$ksrc" HEAD
 		case $v in
-		stock) git -C "$ksrc" checkout -q -f --detach "$stock" ;;
+		stock | unprotected) git -C "$ksrc" checkout -q -f --detach "$stock" ;;
 		*) git -C "$ksrc" checkout -q -f --detach "$conv" ;;
 		esac
 		case $v in
 		shared) git -C "$ksrc" apply "$repo/kernel/harness/bench-gpio-shared-domain.diff" ;;
+		unprotected) git -C "$ksrc" apply "$repo/kernel/harness/bench-gpio-unprotected.diff" ;;
 		nobarrier) git -C "$ksrc" apply "$repo/kernel/harness/bench-evdev-nobarrier.diff" ;;
 		esac || die "the $v variant's diff does not apply"
 		configure
@@ -693,6 +697,10 @@ bench-evdev)
 	bench_conv evdev
 	;;
 bench)
+	# BENCH_BOOTS boots (default 3) of the same kernel, a console log
+	# each in $kdir/bench/; the parser takes every form's ratios to the
+	# raw SRCU pair and to percpu_ref per boot, then their median and
+	# spread over the boots.
 	out=$kdir/out-bench
 	configs=("$cfgdir/revocable-bench.config")
 	patches
@@ -701,8 +709,14 @@ bench)
 	build
 	build_module bench "$repo/kernel/guest/modules/bench" "$repo/bench/upstream.c" "$repo/bench/upstream.h"
 	initramfs "$kdir/mod-bench/revocable_bench.ko"
-	boot
-	judge_bench
+	mkdir -p "$kdir/bench"
+	rm -f "$kdir"/bench/boot-*.log
+	for i in $(seq "${BENCH_BOOTS:-3}"); do
+		log=$kdir/bench/boot-$i.log
+		boot
+	done
+	stage "parsing the benchmark results (${BENCH_BOOTS:-3} boots)"
+	python3 "$repo/kernel/harness/parse_bench.py" "$kdir"/bench/boot-*.log "$kdir/bench.json"
 	;;
 *)
 	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|bench|bench-gpio|bench-evdev|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2

@@ -4,14 +4,21 @@
 
 usage: parse_bench_conv.py gpio|evdev DIR OUT.json
 
-DIR holds one console log per boot, VARIANT-N.log, each with lines
-"GPIOBENCH: user|kernel cpus=N ns_per_op=X" or "EVDEVBENCH:
-version|stream cpus=N ns_per_op=X".  Prints, per loop and CPU count, the
-median over the boots of each kernel and the ratios to stock, against the
-targets: converted / stock <= 1.02 for the userspace loops and <= 1.05 for
-the in-kernel GPIO loop.  A third kernel, when the logs have one (gpio's
-"shared" domain variant, evdev's "nobarrier" experiment), gets a column of
-its own.
+DIR holds one console log per boot, VARIANT-N.log (N the boot's number:
+boot N of every variant ran in the same round of the interleaving), each
+with lines "GPIOBENCH: user|request|kernel cpus=N ns_per_op=X" or
+"EVDEVBENCH: version|open|stream cpus=N ns_per_op=X".
+
+For every loop, CPU count and kernel (stock, converted, and those of the
+logs' other variants: gpio's "shared" domain and "unprotected" floor,
+evdev's "nobarrier" experiment) it prints the median over the boots with
+the min-max and the interquartile range.  Then the ratios converted /
+stock, converted / unprotected and each other variant / stock, two ways:
+the ratio of the medians, and the median of the per-boot ratios (boot N of
+one kernel over boot N of the other) with their min-max and IQR.  The
+verdict, as before, compares converted / stock (ratio of the medians) with
+the targets: <= 1.02 for the userspace loops, <= 1.05 for the in-kernel
+GPIO loop; the open and request loops have no target.
 """
 import glob
 import json
@@ -23,53 +30,127 @@ import sys
 KIND = sys.argv[1]
 LINE = re.compile(r"%s: (\w+) cpus=(\d+) ns_per_op=([\d.]+)" %
                   {"gpio": "GPIOBENCH", "evdev": "EVDEVBENCH"}[KIND])
-TARGET = {"user": 1.02, "kernel": 1.05, "version": 1.02, "stream": 1.02}
+LOG = re.compile(r"(\w+)-(\d+)\.log$")
+# The loops in the order of the report; None: no target.
+TARGET = {"user": 1.02, "request": None, "kernel": 1.05,
+          "version": 1.02, "open": None, "stream": 1.02}
 LABEL = {"user": "GPIO_V2_LINE_GET_VALUES_IOCTL (userspace)",
+         "request": "GPIO_V2_GET_LINE_IOCTL + close, one line (userspace)",
          "kernel": "gpiod_get_value_cansleep() (in kernel)",
          "version": "EVIOCGVERSION (userspace)",
+         "open": "open + close of the event node (userspace)",
          "stream": "uinput write + evdev read, per event"}
+VARIANTS = ("stock", "converted", "shared", "unprotected", "nobarrier")
+
+
+def quartiles(values):
+    """Q1 and Q3, inclusive (within the data's range even for few boots)."""
+    if len(values) < 2:
+        return values[0], values[0]
+    q = statistics.quantiles(values, n=4, method="inclusive")
+    return q[0], q[2]
+
+
+def spread(values):
+    q1, q3 = quartiles(values)
+    return {"median": statistics.median(values), "min": min(values),
+            "max": max(values), "q1": q1, "q3": q3, "n": len(values)}
+
+
+def rng(s, lo, hi, prec):
+    return f"{s[lo]:.{prec}f}-{s[hi]:.{prec}f}"
 
 
 def main():
+    # runs[(variant, loop, cpus)][boot] = [ns, ...] (one value a boot).
     runs = {}
-    for path in sorted(glob.glob(os.path.join(sys.argv[2], "*-*.log"))):
-        variant = os.path.basename(path).rsplit("-", 1)[0]
+    for path in glob.glob(os.path.join(sys.argv[2], "*-*.log")):
+        m = LOG.match(os.path.basename(path))
+        if not m:
+            continue
+        variant, boot = m.group(1), int(m.group(2))
         for m in LINE.finditer(open(path, errors="replace").read()):
             key = (variant, m.group(1), int(m.group(2)))
-            runs.setdefault(key, []).append(float(m.group(3)))
+            runs.setdefault(key, {}).setdefault(boot, []).append(float(m.group(3)))
     if not runs:
         print("no benchmark results in the logs")
         print("0 passed, 1 failed")
         sys.exit(1)
-    rows, misses = [], 0
-    third = next((v for v in ("shared", "nobarrier") if any(k[0] == v for k in runs)),
-                 "shared")
-    print(f"{'loop':44} {'CPUs':>4} {'stock ns':>9} {'conv ns':>9} "
-          f"{'conv/stock':>10} {third + ' ns':>9} {third + '/stock':>12} boots")
-    for kind in ("user", "kernel", "version", "stream"):
+    found = {k[0] for k in runs}
+    variants = [v for v in VARIANTS if v in found] + sorted(found - set(VARIANTS))
+    # The pairs of kernels compared, numerator first.
+    pairs = [("converted", "stock"), ("converted", "unprotected")]
+    pairs += [(v, "stock") for v in variants if v not in ("stock", "converted")]
+
+    rows, misses, judged = [], 0, 0
+    loops = list(TARGET) + sorted({k[1] for k in runs} - set(TARGET))
+    for kind in loops:
         for cpus in sorted({k[2] for k in runs if k[1] == kind}):
-            med = {v: statistics.median(runs[(v, kind, cpus)])
-                   for v in ("stock", "converted", third) if (v, kind, cpus) in runs}
-            if "stock" not in med or "converted" not in med:
+            have = [v for v in variants if (v, kind, cpus) in runs]
+            if "stock" not in have or "converted" not in have:
                 continue
-            ratio = med["converted"] / med["stock"]
-            shared = med.get(third)
-            ok = ratio <= TARGET[kind]
-            misses += not ok
-            n = len(runs[("stock", kind, cpus)])
-            q = {v: statistics.quantiles(runs[(v, kind, cpus)], n=4)
-                 for v in ("stock", "converted") if len(runs[(v, kind, cpus)]) > 1}
-            print(f"{LABEL[kind]:44} {cpus:>4} {med['stock']:9.1f} {med['converted']:9.1f} "
-                  f"{ratio:10.3f} {shared if shared else float('nan'):9.1f} "
-                  f"{(shared / med['stock']) if shared else float('nan'):12.3f} {n:>5}"
-                  f"  {'meets' if ok else 'MISSES'} <= {TARGET[kind]}"
-                  + "".join(f"  {v} IQR {q[v][0]:.0f}-{q[v][2]:.0f}" for v in q))
-            rows.append({"loop": kind, "cpus": cpus, "boots": n, "median_ns": med,
-                         "converted_over_stock": ratio,
-                         third + "_over_stock": shared / med["stock"] if shared else None,
-                         "all_ns": {v: runs[(v, kind, cpus)] for v in med}})
+            # The boot's own figure: the median of its values (one, normally).
+            per_boot = {v: {b: statistics.median(x)
+                            for b, x in sorted(runs[(v, kind, cpus)].items())}
+                        for v in have}
+            all_ns = {v: list(per_boot[v].values()) for v in have}
+            sp = {v: spread(all_ns[v]) for v in have}
+            med = {v: sp[v]["median"] for v in have}
+            target = TARGET.get(kind)
+
+            print(f"{LABEL.get(kind, kind)}, {cpus} CPU{'s' if cpus > 1 else ''}")
+            print(f"  {'kernel':24} {'boots':>5} {'median ns':>10} "
+                  f"{'min-max':>19} {'IQR':>19}")
+            for v in have:
+                s = sp[v]
+                print(f"  {v:24} {s['n']:5} {s['median']:10.1f} "
+                      f"{rng(s, 'min', 'max', 1):>19} {rng(s, 'q1', 'q3', 1):>19}")
+            print(f"  {'ratio':24} {'pairs':>5} {'of medians':>10} "
+                  f"{'per-boot median':>16} {'min-max':>13} {'IQR':>13}")
+            ratios = {}
+            for num, den in pairs:
+                if num not in have or den not in have:
+                    continue
+                boots = sorted(set(per_boot[num]) & set(per_boot[den]))
+                rb = [per_boot[num][b] / per_boot[den][b] for b in boots
+                      if per_boot[den][b]]
+                if not rb:
+                    continue
+                r = dict(spread(rb), of_medians=med[num] / med[den],
+                         per_boot=rb, boots=boots)
+                ratios[f"{num}/{den}"] = r
+                verdict = ""
+                if (num, den) == ("converted", "stock") and target is not None:
+                    ok = r["of_medians"] <= target
+                    verdict = f"  {'meets' if ok else 'MISSES'} <= {target}"
+                print(f"  {num + '/' + den:24} {r['n']:5} {r['of_medians']:10.3f} "
+                      f"{r['median']:16.3f} {rng(r, 'min', 'max', 3):>13} "
+                      f"{rng(r, 'q1', 'q3', 3):>13}{verdict}")
+            conv = ratios.get("converted/stock")
+            meets = None
+            if target is not None and conv:
+                meets = conv["of_medians"] <= target
+                judged += 1
+                misses += not meets
+            row = {"loop": kind, "cpus": cpus, "boots": sp["stock"]["n"],
+                   "median_ns": med,
+                   "converted_over_stock": med["converted"] / med["stock"]}
+            for v in have:
+                if v not in ("stock", "converted"):
+                    row[v + "_over_stock"] = med[v] / med["stock"]
+            row.update({
+                "all_ns": all_ns,
+                # Per kernel: median, min, max, q1, q3 (inclusive
+                # quartiles) and n (boots) of the per-boot figures.
+                "spread_ns": sp,
+                # Per "num/den": of_medians, and the per-boot ratios
+                # (boot N over boot N) with their median, min, max, q1,
+                # q3, n, the values and the boots they come from.
+                "ratios": ratios,
+                "target": target, "meets": meets})
+            rows.append(row)
     json.dump(rows, open(sys.argv[3], "w"), indent=1)
-    print(f"{len(rows) - misses} passed, {misses} failed")
+    print(f"{judged - misses} passed, {misses} failed")
 
 
 main()

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * In-kernel benchmark of a revocable access against its peers: raw SRCU,
- * RCU, percpu_ref, and the reverted upstream design (bench/upstream.c, the
- * same file the userspace benchmark builds).  Results are printed as
- * "revocable_bench: NAME NS_PER_OP_X1000" lines, then the module fails to
- * load on purpose so that nothing stays behind.
+ * In-kernel benchmark of every form of a revocable access against its
+ * peers, in one boot: raw SRCU, RCU, percpu_ref, an out-of-line call into
+ * the core, and the reverted upstream design (bench/upstream.c, the same
+ * file the userspace benchmark builds).  Each form runs on one CPU, then
+ * on every CPU at once.  Results are printed as
+ * "revocable_bench: NAME NS_PER_OP_X1000" lines (NAME@Ncpu for the runs on
+ * every CPU), then the module fails to load on purpose so that nothing
+ * stays behind.
  */
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/device.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -36,6 +40,7 @@ struct bench_ctx {
 	struct up_provider *up;
 	struct percpu_ref pref;
 	int __rcu *ptr;
+	struct device *dev;	/* for revocable_access_bound() */
 };
 
 #define RUNS	7
@@ -208,17 +213,112 @@ static u64 loop_try_access(struct bench_ctx *c, unsigned long n)
 	return sum;
 }
 
+/* The class a subsystem's one-line guard is built on (gpio_chip_guard). */
+static u64 loop_class(struct bench_ctx *c, unsigned long n)
+{
+	u64 sum = 0;
+
+	while (n--) {
+		CLASS(revocable, scope)(c->ref);
+		sum += scope.res ? *(int *)scope.res : 0;
+	}
+	return sum;
+}
+
+/*
+ * revocable_access() and withdraw through the exported functions instead
+ * of the inline fast path: what every access costs with
+ * CONFIG_REVOCABLE_DEBUG, and what the inline path saves.
+ */
+static u64 loop_access_outofline(struct bench_ctx *c, unsigned long n)
+{
+	struct revocable acc;
+	u64 sum = 0;
+	int *res;
+
+	while (n--) {
+		res = (revocable_access)(c->ref, &acc);
+		sum += res ? *res : 0;
+		(revocable_withdraw_access)(&acc);
+	}
+	return sum;
+}
+
+/*
+ * The floor of a call into the core: the core exports no empty function,
+ * and revocable_access_unchecked() comes closest (a NULL test and a load,
+ * no read-side section).
+ */
+static u64 loop_unchecked(struct bench_ctx *c, unsigned long n)
+{
+	u64 sum = 0;
+	int *res;
+
+	while (n--) {
+		res = revocable_access_unchecked(c->ref);
+		sum += res ? *res : 0;
+	}
+	return sum;
+}
+
+#ifdef REVOCABLE_HAVE_ACCESS_BOUND
+/* The access of a driver to its own device's resource while bound. */
+static u64 loop_bound(struct bench_ctx *c, unsigned long n)
+{
+	u64 sum = 0;
+	int *res;
+
+	while (n--) {
+		res = revocable_access_bound(c->ref, c->dev);
+		sum += res ? *res : 0;
+	}
+	return sum;
+}
+#endif
+
 static u64 loop_upstream(struct bench_ctx *c, unsigned long n)
 {
 	return up_with_macro_loop(c->up, n);
 }
 
+/* Every form, in the order of the report. */
+static const struct bench_form {
+	const char *name;
+	u64 (*fn)(struct bench_ctx *c, unsigned long n);
+} forms[] = {
+	{ "srcu_read_lock", loop_srcu },
+	{ "rcu_read_lock", loop_rcu },
+	{ "percpu_ref_tryget_live", loop_percpu_ref },
+	{ "revocable_access_unchecked", loop_unchecked },
+	{ "revocable_access", loop_access },
+	{ "revocable_access_outofline", loop_access_outofline },
+	{ "REVOCABLE_TRY_ACCESS_WITH", loop_with },
+	{ "CLASS_revocable", loop_class },
+	{ "revocable_try_access", loop_try_access },
+#ifdef REVOCABLE_HAVE_ACCESS_BOUND
+	{ "revocable_access_bound", loop_bound },
+#endif
+	{ "upstream_WITH", loop_upstream },
+};
+
 static int __init revocable_bench_init(void)
 {
 	struct bench_ctx *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	unsigned int i;
 
 	if (!c)
 		return -ENOMEM;
+#ifdef REVOCABLE_HAVE_ACCESS_BOUND
+	/* A root device: nothing unbinds it while this module runs. */
+	c->dev = root_device_register("revocable_bench");
+	if (IS_ERR(c->dev)) {
+		int err = PTR_ERR(c->dev);
+
+		pr_err("revocable_bench: no device: %d\n", err);
+		kfree(c);
+		return err;
+	}
+#endif
 	RCU_INIT_POINTER(c->ptr, &bench_target);
 	c->slot = revocable_provider_alloc(&bench_target);
 	c->ref = revocable_provider_get_rcu(&c->slot);
@@ -226,27 +326,26 @@ static int __init revocable_bench_init(void)
 	if (!c->slot || !c->ref || !c->up ||
 	    percpu_ref_init(&c->pref, percpu_release, 0, GFP_KERNEL)) {
 		pr_err("revocable_bench: setup failed\n");
+#ifdef REVOCABLE_HAVE_ACCESS_BOUND
+		root_device_unregister(c->dev);
+#endif
 		return -ENOMEM;
 	}
 
 	pr_info("revocable_bench: start iters=%lu\n", iters);
-	run("srcu_read_lock", loop_srcu, c);
-	run("rcu_read_lock", loop_rcu, c);
-	run("percpu_ref_tryget_live", loop_percpu_ref, c);
-	run("revocable_access", loop_access, c);
-	run("REVOCABLE_TRY_ACCESS_WITH", loop_with, c);
-	run("revocable_try_access", loop_try_access, c);
-	run("upstream_WITH", loop_upstream, c);
-	run_all_cpus("srcu_read_lock", loop_srcu, c);
-	run_all_cpus("revocable_access", loop_access, c);
-	run_all_cpus("upstream_WITH", loop_upstream, c);
-	run_all_cpus("percpu_ref_tryget_live", loop_percpu_ref, c);
+	for (i = 0; i < ARRAY_SIZE(forms); i++)
+		run(forms[i].name, forms[i].fn, c);
+	for (i = 0; i < ARRAY_SIZE(forms); i++)
+		run_all_cpus(forms[i].name, forms[i].fn, c);
 	pr_info("revocable_bench: done\n");
 
 	revocable_provider_put(c->ref);
 	revocable_provider_revoke(&c->slot);
 	percpu_ref_exit(&c->pref);
 	up_provider_revoke(&c->up);
+#ifdef REVOCABLE_HAVE_ACCESS_BOUND
+	root_device_unregister(c->dev);
+#endif
 	kfree(c);
 	/* Deferred frees must run before this module's text goes away. */
 	rcu_barrier();
