@@ -127,7 +127,7 @@ static bool revocable_inside_access(struct revocable_domain *dom)
 }
 
 /*
- * Whether a grace period or a call_srcu() of @dom, started now, would wait
+ * Whether a grace period or a callback of @dom, started now, would wait
  * for the calling context although it is not inside an access: in
  * userspace, a signal handler that interrupted its own thread while that
  * held a lock of the domain's grace periods or callback queue.  Warns
@@ -192,7 +192,7 @@ int revocable_domain_barrier(struct revocable_domain *dom)
 	 * ...and released shells are freed by RCU callbacks, each of which
 	 * touches the domain last by decrementing ->freeing (a release).
 	 * The count is raised before a shell's call_rcu(), and the
-	 * releases that srcu_barrier() waited for happened before it
+	 * releases that revocable_srcu_barrier() waited for happened before it
 	 * returned: when it reads zero here, no free of this domain's
 	 * memory is pending, and rcu_barrier(), which waits for every
 	 * callback in the system (costly in the kernel, and in a process
@@ -369,10 +369,10 @@ static void revocable_slow_cb(void *arg, unsigned int waited_ms)
 /*
  * Wait until every access of @dom that began before the call has ended.
  * With the slow-revoke report on, the wait must be able to report while it
- * lasts: where SRCU offers a synchronous grace period that reports
- * (userspace), the wait is that, in this context, and costs what
- * synchronize_srcu() costs; elsewhere (the kernel) it is a call_srcu() and
- * a timed wait for it.
+ * lasts: where the read side offers a synchronous grace period that
+ * reports (the kernel's revocable_srcu, userspace's SRCU), the wait is
+ * that, in this context, and costs what a grace period costs; a read side
+ * without one gets a callback and a timed wait for it.
  */
 static void revocable_wait_readers(struct revocable_domain *dom)
 {
@@ -390,8 +390,8 @@ static void revocable_wait_readers(struct revocable_domain *dom)
 	{
 		struct revocable_slow_ctx ctx = { .dom = dom, .first = true };
 
-		revocable_srcu_synchronize_report(dom->ssp, slow_ms, revocable_slow_cb,
-					&ctx);
+		revocable_srcu_synchronize_report(dom->ssp, slow_ms,
+						  revocable_slow_cb, &ctx);
 		return;
 	}
 #endif

@@ -63,8 +63,8 @@ struct revocable_srcu_data {
 struct revocable_srcu {
 	unsigned int idx;
 	struct revocable_srcu_data __percpu *sda;
-	struct mutex gp_lock;
-	spinlock_t cb_lock;
+	struct mutex gp_lock;		/* serialises grace periods */
+	spinlock_t cb_lock;		/* protects cbs and cbs_tail */
 	struct rcu_head *cbs;
 	struct rcu_head **cbs_tail;
 	struct work_struct cb_work;
@@ -73,29 +73,33 @@ struct revocable_srcu {
 #endif
 };
 
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
-#define __REVOCABLE_SRCU_DEP_MAP_INIT(name)	.dep_map = { .name = #name },
-#else
-#define __REVOCABLE_SRCU_DEP_MAP_INIT(name)
-#endif
-
 void __revocable_srcu_cb_work(struct work_struct *work);
+
+#define __REVOCABLE_SRCU_INITIALIZER(name)				\
+	.sda = &name##_data,						\
+	.gp_lock = __MUTEX_INITIALIZER(name.gp_lock),			\
+	.cb_lock = __SPIN_LOCK_UNLOCKED(name.cb_lock),			\
+	.cbs_tail = &name.cbs,						\
+	.cb_work = __WORK_INITIALIZER(name.cb_work, __revocable_srcu_cb_work)
 
 /*
  * A read side defined at build time, usable before any initcall (the
  * default domain's).
  */
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
 #define DEFINE_STATIC_REVOCABLE_SRCU(name)				\
 	static DEFINE_PER_CPU(struct revocable_srcu_data, name##_data); \
 	static struct revocable_srcu name = {				\
-		.sda = &name##_data,					\
-		.gp_lock = __MUTEX_INITIALIZER(name.gp_lock),		\
-		.cb_lock = __SPIN_LOCK_UNLOCKED(name.cb_lock),		\
-		.cbs_tail = &name.cbs,					\
-		.cb_work = __WORK_INITIALIZER(name.cb_work,		\
-					      __revocable_srcu_cb_work), \
-		__REVOCABLE_SRCU_DEP_MAP_INIT(name)			\
+		__REVOCABLE_SRCU_INITIALIZER(name),			\
+		.dep_map = { .name = #name },				\
 	}
+#else
+#define DEFINE_STATIC_REVOCABLE_SRCU(name)				\
+	static DEFINE_PER_CPU(struct revocable_srcu_data, name##_data); \
+	static struct revocable_srcu name = {				\
+		__REVOCABLE_SRCU_INITIALIZER(name),			\
+	}
+#endif
 
 int __revocable_srcu_init(struct revocable_srcu *ssp, const char *name,
 			  struct lock_class_key *key);
