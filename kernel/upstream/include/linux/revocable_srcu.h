@@ -75,29 +75,29 @@ struct revocable_srcu {
 
 void __revocable_srcu_cb_work(struct work_struct *work);
 
-#define __REVOCABLE_SRCU_INITIALIZER(name)				\
-	.sda = &name##_data,						\
-	.gp_lock = __MUTEX_INITIALIZER(name.gp_lock),			\
-	.cb_lock = __SPIN_LOCK_UNLOCKED(name.cb_lock),			\
-	.cbs_tail = &name.cbs,						\
-	.cb_work = __WORK_INITIALIZER(name.cb_work, __revocable_srcu_cb_work)
+#define __REVOCABLE_SRCU_INITIALIZER(var)				\
+	.sda = &var##_data,						\
+	.gp_lock = __MUTEX_INITIALIZER(var.gp_lock),			\
+	.cb_lock = __SPIN_LOCK_UNLOCKED(var.cb_lock),			\
+	.cbs_tail = &var.cbs,						\
+	.cb_work = __WORK_INITIALIZER(var.cb_work, __revocable_srcu_cb_work)
 
 /*
  * A read side defined at build time, usable before any initcall (the
  * default domain's).
  */
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
-#define DEFINE_STATIC_REVOCABLE_SRCU(name)				\
-	static DEFINE_PER_CPU(struct revocable_srcu_data, name##_data); \
-	static struct revocable_srcu name = {				\
-		__REVOCABLE_SRCU_INITIALIZER(name),			\
-		.dep_map = { .name = #name },				\
+#define DEFINE_STATIC_REVOCABLE_SRCU(var)				\
+	static DEFINE_PER_CPU(struct revocable_srcu_data, var##_data); \
+	static struct revocable_srcu var = {				\
+		__REVOCABLE_SRCU_INITIALIZER(var),			\
+		.dep_map = { .name = #var },				\
 	}
 #else
-#define DEFINE_STATIC_REVOCABLE_SRCU(name)				\
-	static DEFINE_PER_CPU(struct revocable_srcu_data, name##_data); \
-	static struct revocable_srcu name = {				\
-		__REVOCABLE_SRCU_INITIALIZER(name),			\
+#define DEFINE_STATIC_REVOCABLE_SRCU(var)				\
+	static DEFINE_PER_CPU(struct revocable_srcu_data, var##_data); \
+	static struct revocable_srcu var = {				\
+		__REVOCABLE_SRCU_INITIALIZER(var),			\
 	}
 #endif
 
