@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Root devices and devres actions for the KUnit shim (<linux/device.h>). */
+/*
+ * Root devices, devres actions and platform drivers for the KUnit shim
+ * (<linux/device.h>, <linux/platform_device.h>).
+ */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <linux/device.h>
+#include <linux/platform_device.h>
 
 struct compat_devres {
 	void (*action)(void *data);
@@ -44,7 +48,7 @@ int devm_add_action(struct device *dev, void (*action)(void *data),
 	return 0;
 }
 
-void root_device_unregister(struct device *dev)
+static void compat_devres_release_all(struct device *dev)
 {
 	struct compat_devres *dr;
 
@@ -59,7 +63,77 @@ void root_device_unregister(struct device *dev)
 		dr->action(dr->data);
 		free(dr);
 	}
+}
+
+void root_device_unregister(struct device *dev)
+{
+	compat_devres_release_all(dev);
 	pthread_mutex_destroy(&dev->devres_lock);
 	free(dev->name);
 	free(dev);
+}
+
+void device_release_driver(struct device *dev)
+{
+	if (!dev->driver)
+		return;
+	compat_devres_release_all(dev);
+	__atomic_store_n(&dev->driver, NULL, __ATOMIC_RELEASE);
+}
+
+/* One registered platform driver at a time is all the suite needs. */
+static struct platform_driver *compat_platform_driver;
+
+int platform_driver_register(struct platform_driver *drv)
+{
+	if (compat_platform_driver)
+		return -EBUSY;
+	compat_platform_driver = drv;
+	return 0;
+}
+
+void platform_driver_unregister(struct platform_driver *drv)
+{
+	if (compat_platform_driver == drv)
+		compat_platform_driver = NULL;
+}
+
+struct platform_device *platform_device_register_simple(const char *name,
+							int id,
+							const void *res,
+							unsigned int num)
+{
+	struct platform_driver *drv = compat_platform_driver;
+	struct platform_device *pdev = calloc(1, sizeof(*pdev));
+
+	(void)id;
+	(void)res;
+	(void)num;
+	if (!pdev)
+		return ERR_PTR(-ENOMEM);
+	pdev->dev.name = strdup(name);
+	if (!pdev->dev.name) {
+		free(pdev);
+		return ERR_PTR(-ENOMEM);
+	}
+	pthread_mutex_init(&pdev->dev.devres_lock, NULL);
+	/* Bind as the driver core does: dev->driver is set during probe. */
+	if (drv && !strcmp(drv->driver.name, name)) {
+		pdev->dev.driver = &drv->driver;
+		if (drv->probe(pdev)) {
+			compat_devres_release_all(&pdev->dev);
+			pdev->dev.driver = NULL;
+		}
+	}
+	return pdev;
+}
+
+void platform_device_unregister(struct platform_device *pdev)
+{
+	if (IS_ERR_OR_NULL(pdev))
+		return;
+	device_release_driver(&pdev->dev);
+	pthread_mutex_destroy(&pdev->dev.devres_lock);
+	free(pdev->dev.name);
+	free(pdev);
 }

@@ -751,6 +751,45 @@ struct device;
 int devm_revocable_provider_alloc(struct device *dev,
 				  struct revocable_provider __rcu **rpp,
 				  void *res);
+void *__revocable_access_bound_check(struct revocable_provider *rp,
+				     struct device *dev);
+
+/* For code that builds on kernels with and without the bound accessor. */
+#define REVOCABLE_HAVE_ACCESS_BOUND	1
+
+/**
+ * revocable_access_bound() - the resource, for code that runs while bound
+ * @rp: the provider, published by the driver bound to @dev (with
+ *	devm_revocable_provider_alloc(), or revoked in its remove())
+ * @dev: the device the driver is bound to
+ *
+ * While a driver is bound to @dev it has not revoked its provider yet:
+ * its probe(), its remove() up to the revoke, and the callbacks that
+ * remove() stops before revoking (its IRQ handlers, timers and work
+ * items) need no access to use the resource.  This is their accessor: a
+ * plain load, no read-side section, nothing to end.  Calling it from
+ * anywhere else (a file operation, another driver) is a use-after-free
+ * waiting for an unbind; use an access there.
+ *
+ * With CONFIG_REVOCABLE_DEBUG it checks its precondition instead of
+ * trusting it, the two ways a call after unbind shows: with no driver
+ * bound to @dev it warns and returns NULL (whether or not @rp was
+ * revoked), and it warns when @rp has been revoked.
+ *
+ * Context: any, while a driver is bound to @dev.
+ * Return: the resource; NULL when @rp has been revoked, and in debug
+ * builds (with a warning) when no driver is bound to @dev.
+ */
+static __always_inline void *
+revocable_access_bound(struct revocable_provider *rp, struct device *dev)
+{
+	struct __revocable_provider_head *h =
+		(struct __revocable_provider_head *)rp;
+
+	if (IS_ENABLED(CONFIG_REVOCABLE_DEBUG))
+		return __revocable_access_bound_check(rp, dev);
+	return rcu_dereference_protected(h->res, 1);
+}
 #endif
 
 #define ___REVOCABLE_PASTE(a, b)	a##b

@@ -13,8 +13,13 @@
 
 struct compat_devres;
 
+struct device_driver {
+	const char *name;
+};
+
 struct device {
 	char *name;
+	const struct device_driver *driver;	/* NULL: not bound */
 	pthread_mutex_t devres_lock;
 	struct compat_devres *devres;	/* newest first */
 };
@@ -28,6 +33,12 @@ static inline const char *dev_name(const struct device *dev)
 struct device *root_device_register(const char *name);
 /* Runs the device's devres actions and frees it. */
 void root_device_unregister(struct device *root);
+
+/*
+ * Unbind @dev's driver as the driver core does: devres actions first,
+ * newest first, then dev->driver cleared.
+ */
+void device_release_driver(struct device *dev);
 
 int __must_check devm_add_action(struct device *dev,
 				 void (*action)(void *data), void *data);

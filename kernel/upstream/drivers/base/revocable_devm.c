@@ -67,3 +67,30 @@ int devm_revocable_provider_alloc(struct device *dev,
 	return devm_add_action_or_reset(dev, devm_revocable_revoke, rpp);
 }
 EXPORT_SYMBOL_GPL(devm_revocable_provider_alloc);
+
+/*
+ * revocable_access_bound() with CONFIG_REVOCABLE_DEBUG: the same load,
+ * after a check of what the plain load relies on.  A driver's binding is
+ * seen through dev->driver, which the driver core sets before probe() and
+ * clears after remove() and the devres actions have run.  A call while
+ * no driver is bound returns NULL even if the provider was never revoked
+ * (a driver that forgot to): the resource may be freed already.
+ */
+void *__revocable_access_bound_check(struct revocable_provider *rp,
+				     struct device *dev)
+{
+	void *res;
+
+	if (WARN_ON_ONCE(!rp || !dev))
+		return NULL;
+	if (WARN(!READ_ONCE(dev->driver),
+		 "revocable_access_bound() for %s, which has no driver bound\n",
+		 dev_name(dev)))
+		return NULL;
+	res = revocable_access_unchecked(rp);
+	WARN(!res,
+	     "revocable_access_bound() for %s after its provider was revoked\n",
+	     dev_name(dev));
+	return res;
+}
+EXPORT_SYMBOL_GPL(__revocable_access_bound_check);

@@ -14,6 +14,7 @@
 #include <linux/device.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/platform_device.h>
 #include <linux/revocable.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
@@ -848,6 +849,77 @@ static void revocable_test_devm_revokes_at_unbind(struct kunit *test)
 	revocable_provider_put(ref);
 }
 
+/*
+ * The bound accessor, from a real driver binding: a plain load in probe
+ * and while bound; after unbind, CONFIG_REVOCABLE_DEBUG's check catches
+ * the call, also for a provider the driver forgot to revoke.
+ */
+static struct {
+	struct revocable_provider __rcu *devm_slot;
+	struct revocable_provider __rcu *plain_slot;
+	void *in_probe;
+} test_bound;
+
+static int test_bound_probe(struct platform_device *pdev)
+{
+	int ret;
+
+	ret = devm_revocable_provider_alloc(&pdev->dev, &test_bound.devm_slot,
+					    TEST_RES);
+	if (ret)
+		return ret;
+	test_bound.plain_slot = revocable_provider_alloc(TEST_RES);
+	test_bound.in_probe =
+		revocable_access_bound(rcu_access_pointer(test_bound.devm_slot),
+				       &pdev->dev);
+	return 0;
+}
+
+static struct platform_driver test_bound_driver = {
+	.probe = test_bound_probe,
+	.driver = { .name = "revocable-kunit-bound" },
+};
+
+static void revocable_test_bound_accessor(struct kunit *test)
+{
+	struct revocable_provider *dref, *pref;
+	struct platform_device *pdev;
+
+	if (!IS_ENABLED(CONFIG_REVOCABLE_DEBUG))
+		kunit_skip(test, "the check needs CONFIG_REVOCABLE_DEBUG");
+	memset(&test_bound, 0, sizeof(test_bound));
+	KUNIT_ASSERT_EQ(test, platform_driver_register(&test_bound_driver), 0);
+	pdev = platform_device_register_simple("revocable-kunit-bound", -1,
+					       NULL, 0);
+	if (IS_ERR(pdev)) {
+		platform_driver_unregister(&test_bound_driver);
+		KUNIT_FAIL(test, "platform device: %ld", PTR_ERR(pdev));
+		return;
+	}
+	KUNIT_EXPECT_PTR_EQ(test, test_bound.in_probe, TEST_RES);
+	dref = revocable_provider_get_rcu(&test_bound.devm_slot);
+	pref = revocable_provider_get_rcu(&test_bound.plain_slot);
+	KUNIT_ASSERT_NOT_NULL(test, dref);
+	KUNIT_ASSERT_NOT_NULL(test, pref);
+	KUNIT_EXPECT_PTR_EQ(test, revocable_access_bound(pref, &pdev->dev),
+			    TEST_RES);
+
+	device_release_driver(&pdev->dev);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(test_bound.devm_slot));
+	EXPECT_WARN_BEGIN();
+	KUNIT_EXPECT_NULL(test, revocable_access_bound(dref, &pdev->dev));
+	/* Never revoked, still published: only the check stands in the way. */
+	KUNIT_EXPECT_NULL(test, revocable_access_bound(pref, &pdev->dev));
+	EXPECT_WARN_END();
+	KUNIT_EXPECT_PTR_EQ(test, revocable_access_unchecked(pref), TEST_RES);
+
+	revocable_provider_revoke(&test_bound.plain_slot);
+	revocable_provider_put(pref);
+	revocable_provider_put(dref);
+	platform_device_unregister(pdev);
+	platform_driver_unregister(&test_bound_driver);
+}
+
 static struct kunit_case revocable_test_cases[] = {
 	KUNIT_CASE(revocable_test_basic),
 	KUNIT_CASE(revocable_test_revocation),
@@ -872,6 +944,7 @@ static struct kunit_case revocable_test_cases[] = {
 	KUNIT_CASE(revocable_test_async_and_batch),
 	KUNIT_CASE(revocable_test_slow_revoke_reported),
 	KUNIT_CASE(revocable_test_devm_revokes_at_unbind),
+	KUNIT_CASE(revocable_test_bound_accessor),
 	KUNIT_CASE(revocable_test_scope_class),
 	{}
 };
