@@ -162,6 +162,7 @@ patches() {
 	[ "$kver" = 6.12 ] || kdw=-Werror
 	out=$(cd "$kdir/gen" && scripts/kernel-doc -none $kdw drivers/base/revocable.c \
 		drivers/base/revocable_devm.c drivers/base/revocable_fops.c \
+		drivers/base/revocable_srcu.c include/linux/revocable_srcu.h \
 		include/linux/revocable.h include/linux/revocable_fops.h \
 		drivers/base/revocable_test.c drivers/base/revocable_fops_test.c 2>&1)
 	[ -z "$out" ] || { echo "$out"; die "kernel-doc warnings"; }
