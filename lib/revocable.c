@@ -159,7 +159,7 @@ struct revocable_domain *revocable_domain_alloc(const char *name)
 	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
 	if (!dom)
 		return NULL;
-	if (revocable_srcu_init(&dom->srcu, name ? name : "unnamed")) {
+	if (revocable_srcu_init(&dom->srcu)) {
 		kfree(dom);
 		return NULL;
 	}

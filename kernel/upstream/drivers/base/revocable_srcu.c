@@ -133,7 +133,7 @@ static void revocable_srcu_gp(struct revocable_srcu *ssp, bool expedite,
 /**
  * __revocable_srcu_init() - set up a domain's read side
  * @ssp: the read side
- * @name: a name for lockdep
+ * @name: lockdep's name for @ssp's readers
  * @key: lockdep's class for @ssp's readers
  *
  * Use revocable_srcu_init(), which supplies @key.

@@ -104,12 +104,15 @@ void __revocable_srcu_cb_work(struct work_struct *work);
 int __revocable_srcu_init(struct revocable_srcu *ssp, const char *name,
 			  struct lock_class_key *key);
 
-/* Return: 0, or -ENOMEM. */
-#define revocable_srcu_init(ssp, name)					\
+/*
+ * Return: 0, or -ENOMEM.  Every read side set up at one call site is one
+ * lockdep class, named after the expression, as init_srcu_struct() does.
+ */
+#define revocable_srcu_init(ssp)					\
 	({								\
 		static struct lock_class_key __key;			\
 									\
-		__revocable_srcu_init(ssp, name, &__key);		\
+		__revocable_srcu_init(ssp, #ssp, &__key);		\
 	})
 
 void revocable_srcu_cleanup(struct revocable_srcu *ssp);
