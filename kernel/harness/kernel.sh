@@ -538,9 +538,7 @@ boot() {
 # and gpio_bench.ko's gpiod_get_value_cansleep() loop; evdev: an
 # EVIOCGVERSION loop, a loop of open and close of the event node, and a
 # stream of events written to uinput and read from the event node; each on
-# one CPU and, for the loops, on all at once.  EVDEV_NOBARRIER=1 adds the
-# converted kernel without SRCU's read-side barriers
-# (kernel/harness/bench-evdev-nobarrier.diff), an experiment.
+# one CPU and, for the loops, on all at once.
 bench_conv() {
 	local kind=$1 boots=${CONV_BENCH_BOOTS:-${GPIO_BENCH_BOOTS:-5}} v i
 	local dir=$kdir/bench-$kind conv stock back variants=(stock converted)
@@ -558,7 +556,6 @@ bench_conv() {
 	evdev)
 		# The evdev patch is the last one.
 		back=1
-		[ "${EVDEV_NOBARRIER:-0}" = 0 ] || variants+=(nobarrier)
 		;;
 	esac
 	# Resolved once: src may be re-applied by another run meanwhile.
@@ -579,7 +576,6 @@ bench_conv() {
 		case $v in
 		shared) git -C "$ksrc" apply "$repo/kernel/harness/bench-gpio-shared-domain.diff" ;;
 		unprotected) git -C "$ksrc" apply "$repo/kernel/harness/bench-gpio-unprotected.diff" ;;
-		nobarrier) git -C "$ksrc" apply "$repo/kernel/harness/bench-evdev-nobarrier.diff" ;;
 		esac || die "the $v variant's diff does not apply"
 		configure
 		build

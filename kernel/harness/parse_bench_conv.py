@@ -10,8 +10,8 @@ with lines "GPIOBENCH: user|request|kernel cpus=N ns_per_op=X" or
 "EVDEVBENCH: version|open|stream cpus=N ns_per_op=X".
 
 For every loop, CPU count and kernel (stock, converted, and those of the
-logs' other variants: gpio's "shared" domain and "unprotected" floor,
-evdev's "nobarrier" experiment) it prints the median over the boots with
+logs' other variants: gpio's "shared" domain and "unprotected" floor)
+it prints the median over the boots with
 the min-max and the interquartile range.  Then the ratios converted /
 stock, converted / unprotected and each other variant / stock, two ways:
 the ratio of the medians, and the median of the per-boot ratios (boot N of
