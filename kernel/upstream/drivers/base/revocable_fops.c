@@ -14,6 +14,12 @@
  * file->f_op with no lookup and no allocation.  Open files hold a
  * reference on the object, so it outlives the device for as long as a
  * file still points at its table.
+ *
+ * The per-call operations (read, write, poll, ioctl, ...) are either the
+ * generic proxies below, which call the driver's operation through
+ * rfo->fops, or wrappers that DEFINE_REVOCABLE_FOPS() generates in the
+ * driver's own file and that call it directly.  Both read only the head
+ * of the object (struct __revocable_fops_head, in the header).
  */
 #include <linux/fs.h>
 #include <linux/kref.h>
@@ -35,15 +41,14 @@ struct revocable_fops_file {
 };
 
 struct revocable_fops {
-	const struct file_operations proxy;	/* filled in once by create */
+	/* proxy (filled in once by create), rp, revoked_poll */
+	struct __revocable_fops_head head;
 	const struct file_operations *fops;
 	struct revocable_domain *dom;
 	struct revocable_provider __rcu *slot;	/* the owner's */
-	struct revocable_provider *rp;		/* what the calls access */
 	struct revocable_provider *pending;	/* begun, wait not done */
 	void *res;
 	void (*cancel)(void *res);
-	__poll_t revoked_poll;
 	bool revoked;
 	struct kref kref;
 	spinlock_t lock;		/* files, vm_ops, pending */
@@ -56,14 +61,14 @@ static int rfo_open(struct inode *inode, struct file *file);
 
 static struct revocable_fops *rfo_of(const struct file *file)
 {
-	return container_of(file->f_op, struct revocable_fops, proxy);
+	return container_of(file->f_op, struct revocable_fops, head.proxy);
 }
 
 static loff_t rfo_llseek(struct file *file, loff_t off, int whence)
 {
 	struct revocable_fops *rfo = rfo_of(file);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		return -ENODEV;
@@ -75,7 +80,7 @@ static ssize_t rfo_read(struct file *file, char __user *buf, size_t len,
 {
 	struct revocable_fops *rfo = rfo_of(file);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		return -ENODEV;
@@ -87,7 +92,7 @@ static ssize_t rfo_write(struct file *file, const char __user *buf,
 {
 	struct revocable_fops *rfo = rfo_of(file);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		return -ENODEV;
@@ -98,7 +103,7 @@ static ssize_t rfo_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct revocable_fops *rfo = rfo_of(iocb->ki_filp);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		return -ENODEV;
@@ -109,7 +114,7 @@ static ssize_t rfo_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct revocable_fops *rfo = rfo_of(iocb->ki_filp);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		return -ENODEV;
@@ -120,10 +125,10 @@ static __poll_t rfo_poll(struct file *file, struct poll_table_struct *pt)
 {
 	struct revocable_fops *rfo = rfo_of(file);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
-		return rfo->revoked_poll;
+		return rfo->head.revoked_poll;
 	return rfo->fops->poll(file, pt);
 }
 
@@ -131,7 +136,7 @@ static long rfo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct revocable_fops *rfo = rfo_of(file);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		return -ENODEV;
@@ -143,7 +148,7 @@ static long rfo_compat_ioctl(struct file *file, unsigned int cmd,
 {
 	struct revocable_fops *rfo = rfo_of(file);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		return -ENODEV;
@@ -154,7 +159,7 @@ static int rfo_flush(struct file *file, fl_owner_t id)
 {
 	struct revocable_fops *rfo = rfo_of(file);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		return -ENODEV;
@@ -170,7 +175,7 @@ static int rfo_fasync(int fd, struct file *file, int on)
 {
 	struct revocable_fops *rfo = rfo_of(file);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res && on)
 		return -ENODEV;
@@ -188,7 +193,7 @@ static void rfo_vm_open(struct vm_area_struct *vma)
 {
 	struct revocable_fops *rfo = rfo_of_vma(vma);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (acc.res)
 		rfo->vm_ops->open(vma);
@@ -198,7 +203,7 @@ static void rfo_vm_close(struct vm_area_struct *vma)
 {
 	struct revocable_fops *rfo = rfo_of_vma(vma);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (acc.res)
 		rfo->vm_ops->close(vma);
@@ -208,7 +213,7 @@ static vm_fault_t rfo_vm_fault(struct vm_fault *vmf)
 {
 	struct revocable_fops *rfo = rfo_of_vma(vmf->vma);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		return VM_FAULT_SIGBUS;
@@ -219,7 +224,7 @@ static vm_fault_t rfo_vm_page_mkwrite(struct vm_fault *vmf)
 {
 	struct revocable_fops *rfo = rfo_of_vma(vmf->vma);
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		return VM_FAULT_SIGBUS;
@@ -301,7 +306,7 @@ static int rfo_mmap(struct file *file, struct vm_area_struct *vma)
 	struct mm_struct *old = NULL;
 	int ret;
 
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		return -ENODEV;
@@ -375,7 +380,7 @@ static void rfo_free(struct kref *kref)
 {
 	struct revocable_fops *rfo = container_of(kref, struct revocable_fops, kref);
 
-	revocable_provider_put(rfo->rp);
+	revocable_provider_put(rfo->head.rp);
 	revocable_domain_free(rfo->dom);
 	kfree(rfo);
 }
@@ -388,7 +393,7 @@ static int rfo_open_access(struct revocable_fops *rfo,
 			   struct revocable_fops_file *rf,
 			   struct inode *inode, struct file *file)
 {
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 	int ret = 0;
 
 	if (!acc.res)
@@ -435,7 +440,7 @@ static int rfo_open(struct inode *inode, struct file *file)
 static int rfo_release_access(struct revocable_fops *rfo,
 			      struct inode *inode, struct file *file)
 {
-	CLASS(revocable, acc)(rfo->rp);
+	CLASS(revocable, acc)(rfo->head.rp);
 
 	if (!acc.res)
 		/*
@@ -528,6 +533,47 @@ static const char *rfo_unsupported(const struct file_operations *f)
 	return NULL;
 }
 
+/* The generic proxies of the operations a driver may have wrapped directly. */
+static const struct revocable_fops_calls rfo_generic_calls = {
+	.llseek = rfo_llseek,
+	.read = rfo_read,
+	.write = rfo_write,
+	.read_iter = rfo_read_iter,
+	.write_iter = rfo_write_iter,
+	.poll = rfo_poll,
+	.unlocked_ioctl = rfo_ioctl,
+	.compat_ioctl = rfo_compat_ioctl,
+};
+
+/*
+ * The driver's direct wrappers, into @c: they must have been generated from
+ * @f, and so have a wrapper exactly where @f has an operation.
+ */
+static int rfo_direct_calls(const struct revocable_fops_direct *d,
+			    const struct file_operations *f,
+			    struct revocable_fops_calls *c)
+{
+	const struct file_operations *from;
+
+	if (WARN_ON(!d->fill))
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	from = d->fill(c);
+	if (WARN(from != f,
+		 "revocable_fops: %ps: direct wrappers generated from %ps\n",
+		 f, from))
+		return -EINVAL;
+	if (WARN(!c->llseek != !f->llseek || !c->read != !f->read ||
+		 !c->write != !f->write || !c->read_iter != !f->read_iter ||
+		 !c->write_iter != !f->write_iter || !c->poll != !f->poll ||
+		 !c->unlocked_ioctl != !f->unlocked_ioctl ||
+		 !c->compat_ioctl != !f->compat_ioctl,
+		 "revocable_fops: %ps: direct wrappers do not match its operations\n",
+		 f))
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * revocable_fops_create() - wrap a driver's file operations
  * @desc: the driver's operations, its state and its cancellation step
@@ -544,18 +590,27 @@ static const char *rfo_unsupported(const struct file_operations *f)
  * mappings after revoke get SIGBUS.  The only allocation is at open, and
  * only for a driver with mmap (to find the file's mappings at revoke).
  *
+ * With @desc->direct, llseek, read, write, read_iter, write_iter, poll,
+ * unlocked_ioctl and compat_ioctl are the wrappers DEFINE_REVOCABLE_FOPS()
+ * generated in the driver's file, which call the driver's operations
+ * directly; without it, generic proxies that call them through
+ * @desc->fops.  Both behave alike.
+ *
  * Operations the proxy cannot protect (splice, fsync, locks, io_uring
  * commands, ...) make the call fail rather than run unprotected.
  *
  * Context: process context; may sleep.
  * Return: the object, holding the owner's reference; ERR_PTR(-EINVAL)
- * (with a warning) when @desc, its @fops or its @res is NULL;
- * ERR_PTR(-EOPNOTSUPP) (with a message naming them) when @desc->fops has
- * operations the proxy does not support; ERR_PTR(-ENOMEM).
+ * (with a warning) when @desc, its @fops or its @res is NULL, or when
+ * @desc->direct was not generated from @desc->fops; ERR_PTR(-EOPNOTSUPP)
+ * (with a message naming them) when @desc->fops has operations the proxy
+ * does not support; ERR_PTR(-ENOMEM).
  */
 struct revocable_fops *
 revocable_fops_create(const struct revocable_fops_desc *desc)
 {
+	const struct revocable_fops_calls *c = &rfo_generic_calls;
+	struct revocable_fops_calls direct;
 	const struct file_operations *f;
 	struct revocable_fops *rfo;
 	const char *bad;
@@ -569,6 +624,11 @@ revocable_fops_create(const struct revocable_fops_desc *desc)
 		       f, bad);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
+	if (desc->direct) {
+		if (rfo_direct_calls(desc->direct, f, &direct))
+			return ERR_PTR(-EINVAL);
+		c = &direct;
+	}
 
 	rfo = kzalloc(sizeof(*rfo), GFP_KERNEL);
 	if (!rfo)
@@ -579,11 +639,11 @@ revocable_fops_create(const struct revocable_fops_desc *desc)
 	rfo->slot = revocable_provider_alloc_in(rfo->dom, desc->res);
 	if (!rfo->slot)
 		goto nomem;
-	rfo->rp = revocable_provider_get_rcu(&rfo->slot);
+	rfo->head.rp = revocable_provider_get_rcu(&rfo->slot);
 	rfo->fops = f;
 	rfo->res = desc->res;
 	rfo->cancel = desc->cancel;
-	rfo->revoked_poll = desc->revoked_poll ?:
+	rfo->head.revoked_poll = desc->revoked_poll ?:
 		EPOLLHUP | EPOLLERR | EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM;
 	kref_init(&rfo->kref);
 	spin_lock_init(&rfo->lock);
@@ -595,14 +655,14 @@ revocable_fops_create(const struct revocable_fops_desc *desc)
 			.fop_flags = f->fop_flags,
 			.open = rfo_open,
 			.release = rfo_release,
-			.llseek = f->llseek ? rfo_llseek : NULL,
-			.read = f->read ? rfo_read : NULL,
-			.write = f->write ? rfo_write : NULL,
-			.read_iter = f->read_iter ? rfo_read_iter : NULL,
-			.write_iter = f->write_iter ? rfo_write_iter : NULL,
-			.poll = f->poll ? rfo_poll : NULL,
-			.unlocked_ioctl = f->unlocked_ioctl ? rfo_ioctl : NULL,
-			.compat_ioctl = f->compat_ioctl ? rfo_compat_ioctl : NULL,
+			.llseek = f->llseek ? c->llseek : NULL,
+			.read = f->read ? c->read : NULL,
+			.write = f->write ? c->write : NULL,
+			.read_iter = f->read_iter ? c->read_iter : NULL,
+			.write_iter = f->write_iter ? c->write_iter : NULL,
+			.poll = f->poll ? c->poll : NULL,
+			.unlocked_ioctl = f->unlocked_ioctl ? c->unlocked_ioctl : NULL,
+			.compat_ioctl = f->compat_ioctl ? c->compat_ioctl : NULL,
 			.flush = f->flush ? rfo_flush : NULL,
 			.fasync = f->fasync ? rfo_fasync : NULL,
 			.mmap = f->mmap ? rfo_mmap : NULL,
@@ -612,7 +672,7 @@ revocable_fops_create(const struct revocable_fops_desc *desc)
 		};
 
 		/* Not yet visible to anyone; read-only from here on. */
-		memcpy((void *)&rfo->proxy, &p, sizeof(p));
+		memcpy((void *)&rfo->head.proxy, &p, sizeof(p));
 	}
 	return rfo;
 
@@ -637,7 +697,7 @@ EXPORT_SYMBOL_GPL(revocable_fops_create);
  */
 const struct file_operations *revocable_fops_ops(struct revocable_fops *rfo)
 {
-	return &rfo->proxy;
+	return &rfo->head.proxy;
 }
 EXPORT_SYMBOL_GPL(revocable_fops_ops);
 

@@ -6,6 +6,10 @@
  * the tests call the proxy's operations the way the VFS does (open first,
  * release through the last fput).  Mappings need a device node of their
  * own and are tested by the kselftest.  Every wait is bounded.
+ *
+ * The cases that exercise the operations run twice: with the generic
+ * proxies, and with the direct wrappers DEFINE_REVOCABLE_FOPS() generates
+ * below.
  */
 #include <kunit/test.h>
 #include <linux/anon_inodes.h>
@@ -17,6 +21,7 @@
 #include <linux/kthread.h>
 #include <linux/poll.h>
 #include <linux/revocable_fops.h>
+#include <linux/string.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
 
@@ -177,6 +182,34 @@ static const struct file_operations t_fops = {
 	.release	= t_release,
 };
 
+DEFINE_REVOCABLE_FOPS(t_direct, t_fops);
+
+/* The form of the proxy a parameterized case runs with. */
+struct rfo_form {
+	const char *name;
+	bool direct;
+};
+
+static const struct rfo_form rfo_forms[] = {
+	{ .name = "generic", .direct = false },
+	{ .name = "direct", .direct = true },
+};
+
+static void rfo_form_desc(const struct rfo_form *form, char *desc)
+{
+	strscpy(desc, form->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rfo_form, rfo_forms, rfo_form_desc);
+
+/* Whether the case runs with the direct wrappers (a parameterized one). */
+static bool rfo_direct(struct kunit *test)
+{
+	const struct rfo_form *form = test->param_value;
+
+	return form && form->direct;
+}
+
 static void t_cancel(void *res)
 {
 	struct tdev *t = res;
@@ -185,15 +218,16 @@ static void t_cancel(void *res)
 	wake_up_all(&t->wq);
 }
 
-static struct tdev *tdev_new(struct kunit *test,
-			     const struct file_operations *fops)
+static struct tdev *tdev_new(struct kunit *test)
 {
 	struct revocable_fops_desc d = {
-		.fops = fops, .cancel = t_cancel, .name = "rfo_kunit",
+		.fops = &t_fops, .cancel = t_cancel, .name = "rfo_kunit",
 	};
 	struct tdev *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
+	if (rfo_direct(test))
+		d.direct = &t_direct;
 	init_completion(&t->inside);
 	init_waitqueue_head(&t->wq);
 	d.res = t;
@@ -230,7 +264,7 @@ static ssize_t tdev_iter(struct file *f, bool write)
 /* Every operation reaches the driver before revoke and none after. */
 static void rfo_test_ops(struct kunit *test)
 {
-	struct tdev *t = tdev_new(test, &t_fops);
+	struct tdev *t = tdev_new(test);
 	struct file *f = tdev_open(test, t);
 	const struct file_operations *p = f->f_op;
 	int op;
@@ -298,17 +332,34 @@ static const struct file_operations n_fops = {
 	.release = n_read,
 };
 
-/* The proxy has an operation exactly where the driver has one. */
+DEFINE_REVOCABLE_FOPS(n_direct, n_fops);
+
+/*
+ * The proxy has an operation exactly where the driver has one; the direct
+ * form differs from the generic one only where it has wrappers.
+ */
 static void rfo_test_mirrors(struct kunit *test)
 {
 	struct revocable_fops_desc d = {
 		.fops = &n_fops, .res = test, .revoked_poll = EPOLLHUP,
 	};
-	struct revocable_fops *rfo = revocable_fops_create(&d);
-	const struct file_operations *p;
+	const struct file_operations *p, *g;
+	struct revocable_fops *rfo, *gen;
 
+	gen = revocable_fops_create(&d);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(gen));
+	g = revocable_fops_ops(gen);
+	if (rfo_direct(test))
+		d.direct = &n_direct;
+	rfo = revocable_fops_create(&d);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rfo));
 	p = revocable_fops_ops(rfo);
+	if (rfo_direct(test))
+		KUNIT_EXPECT_PTR_NE(test, p->read, g->read);
+	else
+		KUNIT_EXPECT_PTR_EQ(test, p->read, g->read);
+	KUNIT_EXPECT_PTR_EQ(test, p->open, g->open);
+	KUNIT_EXPECT_PTR_EQ(test, p->release, g->release);
 	KUNIT_EXPECT_NOT_NULL(test, p->read);
 	KUNIT_EXPECT_NOT_NULL(test, p->open);
 	KUNIT_EXPECT_NOT_NULL(test, p->release);
@@ -320,6 +371,8 @@ static void rfo_test_mirrors(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, p->fasync);
 	KUNIT_EXPECT_EQ(test, revocable_fops_revoke(rfo), 1);
 	revocable_fops_put(rfo);
+	KUNIT_EXPECT_EQ(test, revocable_fops_revoke(gen), 1);
+	revocable_fops_put(gen);
 }
 
 /*
@@ -329,7 +382,7 @@ static void rfo_test_mirrors(struct kunit *test)
  */
 static void rfo_test_release_once(struct kunit *test)
 {
-	struct tdev *t = tdev_new(test, &t_fops);
+	struct tdev *t = tdev_new(test);
 	struct file *f[3];
 	int i;
 
@@ -370,7 +423,7 @@ static int caller_fn(void *arg)
 /* A reader sleeping on the device is woken by the cancellation step. */
 static void rfo_test_blocked_read(struct kunit *test)
 {
-	struct tdev *t = tdev_new(test, &t_fops);
+	struct tdev *t = tdev_new(test);
 	struct caller c = { .op = OP_READ };
 	unsigned long t0;
 
@@ -392,7 +445,7 @@ static void rfo_test_blocked_read(struct kunit *test)
 /* Revoke waits for a call that is not woken, and then nothing runs. */
 static void rfo_test_revoke_waits(struct kunit *test)
 {
-	struct tdev *t = tdev_new(test, &t_fops);
+	struct tdev *t = tdev_new(test);
 	struct caller c = { .op = OP_IOCTL };
 
 	init_completion(&c.done);
@@ -461,7 +514,7 @@ static void rfo_test_concurrent(struct kunit *test)
 	int round, i, gone = 0;
 
 	for (round = 0; round < 20; round++) {
-		struct tdev *t = tdev_new(test, &t_fops);
+		struct tdev *t = tdev_new(test);
 
 		for (i = 0; i < 2; i++) {
 			l[i] = (struct looper){ .f = tdev_open(test, t) };
@@ -533,7 +586,7 @@ static void rfo_test_misuse(struct kunit *test)
 	 */
 	if (!IS_ENABLED(CONFIG_PROVE_RCU) || !debug_locks)
 		kunit_skip(test, "needs lockdep, which is off");
-	t = tdev_new(test, &t_fops);
+	t = tdev_new(test);
 	f = tdev_open(test, t);
 	EXPECT_WARN_BEGIN();
 	KUNIT_EXPECT_EQ(test, f->f_op->unlocked_ioctl(f, IOCTL_REVOKE, 0),
@@ -548,7 +601,7 @@ static void rfo_test_misuse(struct kunit *test)
 	revocable_fops_put(t->rfo);
 
 	/* Put without revoke: revoked for the owner, with a warning. */
-	t = tdev_new(test, &t_fops);
+	t = tdev_new(test);
 	f = tdev_open(test, t);
 	rfo = t->rfo;
 	EXPECT_WARN_BEGIN();
@@ -559,14 +612,51 @@ static void rfo_test_misuse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->calls[OP_RELEASE]), 1);
 }
 
+static const struct file_operations *
+n_fill_none(struct revocable_fops_calls *calls)
+{
+	return &n_fops;
+}
+
+/* Made by hand, wrongly: n_fops has read, and this has no wrapper for it. */
+static const struct revocable_fops_direct n_direct_none = {
+	.fill = n_fill_none,
+};
+
+/* Direct wrappers are refused with any table but the one they call. */
+static void rfo_test_direct_mismatch(struct kunit *test)
+{
+	struct revocable_fops_desc d = {
+		.fops = &t_fops, .direct = &n_direct, .res = test,
+	};
+	struct revocable_fops *rfo;
+
+	EXPECT_WARN_BEGIN();
+	KUNIT_EXPECT_EQ(test, PTR_ERR(revocable_fops_create(&d)), -EINVAL);
+	d.fops = &n_fops;
+	d.direct = &t_direct;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(revocable_fops_create(&d)), -EINVAL);
+	d.direct = &n_direct_none;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(revocable_fops_create(&d)), -EINVAL);
+	EXPECT_WARN_END();
+
+	/* The table they were generated from is accepted. */
+	d.direct = &n_direct;
+	rfo = revocable_fops_create(&d);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rfo));
+	KUNIT_EXPECT_EQ(test, revocable_fops_revoke(rfo), 1);
+	revocable_fops_put(rfo);
+}
+
 static struct kunit_case revocable_fops_test_cases[] = {
-	KUNIT_CASE(rfo_test_ops),
-	KUNIT_CASE(rfo_test_mirrors),
-	KUNIT_CASE(rfo_test_release_once),
-	KUNIT_CASE(rfo_test_blocked_read),
-	KUNIT_CASE(rfo_test_revoke_waits),
-	KUNIT_CASE(rfo_test_concurrent),
-	KUNIT_CASE(rfo_test_misuse),
+	KUNIT_CASE_PARAM(rfo_test_ops, rfo_form_gen_params),
+	KUNIT_CASE_PARAM(rfo_test_mirrors, rfo_form_gen_params),
+	KUNIT_CASE_PARAM(rfo_test_release_once, rfo_form_gen_params),
+	KUNIT_CASE_PARAM(rfo_test_blocked_read, rfo_form_gen_params),
+	KUNIT_CASE_PARAM(rfo_test_revoke_waits, rfo_form_gen_params),
+	KUNIT_CASE_PARAM(rfo_test_concurrent, rfo_form_gen_params),
+	KUNIT_CASE_PARAM(rfo_test_misuse, rfo_form_gen_params),
+	KUNIT_CASE(rfo_test_direct_mismatch),
 	{}
 };
 
