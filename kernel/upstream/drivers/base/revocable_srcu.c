@@ -54,8 +54,8 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-/* A wait for readers polls at most this far apart. */
-#define REVOCABLE_SRCU_MAX_POLL	(HZ / 50 ?: 1)
+/* A wait for readers polls at most this many jiffies apart. */
+#define REVOCABLE_SRCU_MAX_POLL	2
 
 /* Report every @every_ms a wait lasts, through @report; 0: never. */
 struct revocable_srcu_wait {
