@@ -719,8 +719,8 @@ struct revocable_scope {
  * Context: as revocable_access().
  * Return: the resource, also stored in @s->res, or NULL when revoked.
  */
-static inline void *revocable_scope_enter(struct revocable_scope *s,
-					  struct revocable_provider *rp)
+static __always_inline void *
+revocable_scope_enter(struct revocable_scope *s, struct revocable_provider *rp)
 {
 	s->res = __revocable_guard_enter(&s->__g, rp);
 	return s->res;
@@ -732,7 +732,7 @@ static inline void *revocable_scope_enter(struct revocable_scope *s,
  *
  * Context: the context that entered the access.
  */
-static inline void revocable_scope_exit(struct revocable_scope *s)
+static __always_inline void revocable_scope_exit(struct revocable_scope *s)
 {
 	__revocable_guard_exit(&s->__g);
 }
