@@ -11,8 +11,12 @@
 #   fops: revocable_fops_revoke(); the helper's KUnit suite, its kselftest
 #         or the evdev storm must catch it
 #   fops-6.1: the same on Debian 12's 6.1 (the kernel-qemu-6.1 flow)
+#   readside: the domains' read side (drivers/base/revocable_srcu.c), whose
+#         grace period returns without waiting for the readers; the core's
+#         KUnit suite, the kselftests or the storms must catch it (what
+#         they cannot see, the memory ordering, model/kernel.pml checks)
 #
-# usage: tools/test-of-tests.sh gpio|fops|fops-6.1 [BUILD_KERNEL_DIR]
+# usage: tools/test-of-tests.sh gpio|fops|fops-6.1|readside [BUILD_KERNEL_DIR]
 #        (default build/kernel, build/kernel-6.1 for fops-6.1)
 # Prints the flow's output, then "test-of-tests: caught" (exit 0) or
 # "test-of-tests: NOT caught" (exit 1).  The next normal kernel-qemu run
@@ -44,8 +48,13 @@ qemu:gpio)
 	sed -i 's/^\tret = revocable_revoke_wait(rp);$/\trevocable_provider_put(rp);\n\tret = 0;/' "$p"
 	new='^	revocable_provider_put(rp);$'
 	;;
+*:readside)
+	p=$scratch/kernel/upstream/drivers/base/revocable_srcu.c
+	sed -i 's|^\tunsigned long unlocks, delay = 1;$|&\n\n\treturn;\t/* test of the tests */|' "$p"
+	new='^	return;	/\* test of the tests \*/$'
+	;;
 *)
-	echo "usage: $0 gpio|fops|fops-6.1 [BUILD_KERNEL_DIR]" >&2
+	echo "usage: $0 gpio|fops|fops-6.1|readside [BUILD_KERNEL_DIR]" >&2
 	exit 2
 	;;
 esac
