@@ -605,11 +605,40 @@ __revocable_withdraw_inline(struct revocable *rev)
 #define revocable_withdraw_access(rev)	__revocable_withdraw_inline(rev)
 #endif /* __REVOCABLE_INLINE */
 
-#ifdef __REVOCABLE_INLINE
+#if defined(__REVOCABLE_INLINE) && defined(__KERNEL__)
 /*
  * Inline, the scope macros need no handle: nothing outside the scope can
- * reach theirs, so they keep only what the end of the access needs.
+ * reach theirs, so they keep only what the end of the access needs, the
+ * counters the access entered (the domain is for lockdep).
  */
+struct __revocable_guard {
+	struct revocable_srcu *ssp;
+	struct revocable_srcu_ctr __percpu *scp;	/* NULL: no access */
+};
+
+static __always_inline void *
+__revocable_guard_enter(struct __revocable_guard *g,
+			struct revocable_provider *rp)
+{
+	const struct __revocable_provider_head *h =
+		(const struct __revocable_provider_head *)rp;
+
+	if (unlikely(!rp)) {
+		g->scp = NULL;
+		return rp;
+	}
+	g->ssp = h->dom->ssp;
+	g->scp = revocable_srcu_enter(g->ssp);
+	return revocable_srcu_dereference(h->res, g->ssp);
+}
+
+static __always_inline void __revocable_guard_exit(struct __revocable_guard *g)
+{
+	if (g->scp)
+		revocable_srcu_exit(g->ssp, g->scp);
+}
+#elif defined(__REVOCABLE_INLINE)
+/* As in the kernel, with the read index the userspace read side returns. */
 struct __revocable_guard {
 	__revocable_ssp_t *ssp;
 	int idx;			/* < 0: no access to end */
@@ -639,7 +668,6 @@ __revocable_guard_exit(struct __revocable_guard *g)
 	if (g->idx >= 0)
 		__revocable_read_unlock(__revocable_ctx(), g->ssp, g->idx);
 }
-
 #endif /* __REVOCABLE_INLINE */
 
 #ifndef __REVOCABLE_INLINE

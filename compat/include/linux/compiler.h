@@ -32,6 +32,9 @@
 	} while (0)
 #endif
 
+#ifndef __percpu
+#define __percpu
+#endif
 #ifndef __rcu
 #define __rcu
 #endif

@@ -9,6 +9,7 @@
 #ifndef _COMPAT_LINUX_REVOCABLE_SRCU_H
 #define _COMPAT_LINUX_REVOCABLE_SRCU_H
 
+#include <stdint.h>
 #include <linux/srcu.h>
 
 #define revocable_srcu				srcu_struct
@@ -25,5 +26,25 @@
 #define revocable_srcu_set_name			compat_srcu_set_name
 #define revocable_srcu_would_deadlock		compat_srcu_would_deadlock
 #define DEFINE_STATIC_REVOCABLE_SRCU(name)	DEFINE_STATIC_SRCU(name)
+
+/*
+ * The kernel's scope forms keep a pointer to the counters they entered
+ * (revocable_srcu_enter()); here the token is the read index, carried in
+ * a pointer that is never NULL.  Only kernel-side code built over compat
+ * (the KUnit suite) uses these.
+ */
+struct revocable_srcu_ctr;
+
+static __always_inline struct revocable_srcu_ctr *
+revocable_srcu_enter(struct srcu_struct *ssp)
+{
+	return (struct revocable_srcu_ctr *)(uintptr_t)(srcu_read_lock(ssp) + 1);
+}
+
+static __always_inline void revocable_srcu_exit(struct srcu_struct *ssp,
+						struct revocable_srcu_ctr *scp)
+{
+	srcu_read_unlock(ssp, (int)(uintptr_t)scp - 1);
+}
 
 #endif

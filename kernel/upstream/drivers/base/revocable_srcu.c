@@ -126,7 +126,9 @@ static void revocable_srcu_gp(struct revocable_srcu *ssp, bool expedite,
 	idx = ssp->idx & 1;
 	/* Stragglers that read the other index before the last flip. */
 	revocable_srcu_drain(ssp, idx ^ 1, expedite, w);
+	/* Two stores: a reader uses one or the other, never both. */
 	WRITE_ONCE(ssp->idx, idx ^ 1);
+	WRITE_ONCE(ssp->ctrp, &ssp->sda->ctr[idx ^ 1]);
 	revocable_srcu_drain(ssp, idx, expedite, w);
 }
 
@@ -148,6 +150,7 @@ int __revocable_srcu_init(struct revocable_srcu *ssp, const char *name,
 	if (!ssp->sda)
 		return -ENOMEM;
 	ssp->idx = 0;
+	ssp->ctrp = &ssp->sda->ctr[0];
 	mutex_init(&ssp->gp_lock);
 	spin_lock_init(&ssp->cb_lock);
 	ssp->cbs = NULL;
