@@ -223,7 +223,10 @@ int revocable_domain_free(struct revocable_domain *dom)
 	if (WARN(left, "domain %s freed with %ld providers left\n",
 		 dom->name, left))
 		return -EBUSY;
-	revocable_srcu_cleanup(&dom->srcu);
+	/* With readers still inside, the domain's memory stays theirs. */
+	ret = revocable_srcu_cleanup(&dom->srcu);
+	if (ret)
+		return ret;
 	kfree(dom);
 	return 0;
 }

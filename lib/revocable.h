@@ -146,7 +146,7 @@ struct revocable_domain *revocable_default_domain(void);
  * @dom: the domain
  * @threshold_ms: how long a revoke may wait for readers before it is
  *	reported, and then again after each further period; 0 disables the
- *	diagnostic (and lets revokes use synchronize_srcu() directly)
+ *	diagnostic (and lets revokes wait for a plain grace period)
  * @hook: called in the revoker's context with the time waited so far, or
  *	NULL for the default report: a warning naming the domain, and on the
  *	first report of a revoke the list of contexts inside read-side
@@ -280,10 +280,11 @@ void revocable_provider_revoke(struct revocable_provider __rcu **rpp);
  * @arg: passed to @done
  *
  * New accesses fail when this returns.  @done runs from the grace-period
- * machinery (softirq in the kernel, a worker thread in userspace): it must
- * not sleep, and may free the resource.
+ * machinery (in the kernel a work item with bottom halves disabled, in
+ * userspace a worker thread): it must not sleep, and may free the
+ * resource.
  *
- * Context: any context that may call call_srcu().
+ * Context: any context but NMI.
  * Return: 1 when this call revoked and @done will run; 0 when the slot was
  * already empty, and @done will not run; -EDEADLK (with a warning) in
  * userspace from a signal handler that interrupted the library inside the
@@ -799,14 +800,17 @@ void *__revocable_access_bound_check(struct revocable_provider *rp,
  * anywhere else (a file operation, another driver) is a use-after-free
  * waiting for an unbind; use an access there.
  *
- * With CONFIG_REVOCABLE_DEBUG it checks its precondition instead of
- * trusting it, the two ways a call after unbind shows: with no driver
- * bound to @dev it warns and returns NULL (whether or not @rp was
- * revoked), and it warns when @rp has been revoked.
+ * With CONFIG_REVOCABLE_DEBUG it sanity-checks its precondition, the two
+ * ways a call after unbind shows: with no driver bound to @dev it warns
+ * and returns NULL (whether or not @rp was revoked), and it warns when @rp
+ * has been revoked.  It cannot prove that the caller is one of the
+ * driver's own paths, nor see a callback that devres stops only after
+ * the revoke: register the provider before what its users need.
  *
  * Context: any, while a driver is bound to @dev.
- * Return: the resource; NULL when @rp has been revoked, and in debug
- * builds (with a warning) when no driver is bound to @dev.
+ * Return: the resource.  NULL (with a warning in debug builds) when @rp
+ * has been revoked, which is a bug of the caller; in debug builds also
+ * when no driver is bound to @dev.
  */
 static __always_inline void *
 revocable_access_bound(struct revocable_provider *rp, struct device *dev)
@@ -816,7 +820,7 @@ revocable_access_bound(struct revocable_provider *rp, struct device *dev)
 
 	if (IS_ENABLED(CONFIG_REVOCABLE_DEBUG))
 		return __revocable_access_bound_check(rp, dev);
-	return rcu_dereference_protected(h->res, 1);
+	return rcu_dereference_raw(h->res);
 }
 #endif
 

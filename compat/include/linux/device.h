@@ -9,12 +9,20 @@
 
 #include <pthread.h>
 #include <linux/compiler.h>
+#include <linux/bug.h>
 #include <linux/err.h>
 
 struct compat_devres;
 
+enum probe_type {
+	PROBE_DEFAULT_STRATEGY,
+	PROBE_PREFER_ASYNCHRONOUS,
+	PROBE_FORCE_SYNCHRONOUS,
+};
+
 struct device_driver {
 	const char *name;
+	enum probe_type probe_type;	/* the shim always probes at once */
 };
 
 struct device {
@@ -28,6 +36,9 @@ static inline const char *dev_name(const struct device *dev)
 {
 	return dev->name;
 }
+
+#define dev_WARN_ONCE(dev, cond, fmt, ...)				\
+	WARN_ONCE(cond, "%s: " fmt, dev_name(dev), ##__VA_ARGS__)
 
 /* A device with no bus and no driver: ERR_PTR(-ENOMEM) if none. */
 struct device *root_device_register(const char *name);

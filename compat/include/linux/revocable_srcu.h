@@ -18,7 +18,7 @@
 #define revocable_srcu_dereference		srcu_dereference
 #define revocable_srcu_read_lock_held		srcu_read_lock_held
 #define revocable_srcu_init(ssp)		init_srcu_struct(ssp)
-#define revocable_srcu_cleanup			cleanup_srcu_struct
+#define revocable_srcu_cleanup(ssp)		(cleanup_srcu_struct(ssp), 0)
 #define revocable_srcu_synchronize		synchronize_srcu
 #define revocable_srcu_synchronize_report	compat_synchronize_srcu_report
 #define revocable_srcu_call			call_srcu

@@ -83,14 +83,12 @@ void *__revocable_access_bound_check(struct revocable_provider *rp,
 
 	if (WARN_ON_ONCE(!rp || !dev))
 		return NULL;
-	if (WARN(!READ_ONCE(dev->driver),
-		 "revocable_access_bound() for %s, which has no driver bound\n",
-		 dev_name(dev)))
+	if (dev_WARN_ONCE(dev, !READ_ONCE(dev->driver),
+			  "revocable_access_bound() with no driver bound\n"))
 		return NULL;
 	res = revocable_access_unchecked(rp);
-	WARN(!res,
-	     "revocable_access_bound() for %s after its provider was revoked\n",
-	     dev_name(dev));
+	dev_WARN_ONCE(dev, !res,
+		      "revocable_access_bound() after the provider was revoked\n");
 	return res;
 }
 EXPORT_SYMBOL_GPL(__revocable_access_bound_check);

@@ -15,17 +15,22 @@
  * the sum of its lock counts; equal sums mean drained:
  *
  * - A reader whose unlock the first sum counted ran that increment before
- *   synchronize_rcu() began, so its CPU passed through a quiescent state (a
- *   full barrier) after every access the reader made to the resource: they
- *   are all over before the caller frees anything.
+ *   synchronize_rcu() began.  Before the grace period can end, the
+ *   reader's CPU executes a full barrier after it (noticing the grace
+ *   period, or the expedited IPI), so every access the reader made to the
+ *   resource is over before the caller frees anything.
  * - A reader whose lock the second sum missed did not finish that
- *   increment before synchronize_rcu() ended, so its CPU passed through
- *   the quiescent state before it: whatever the reader loads afterwards
- *   sees what the updater stored before the grace period, the cleared
- *   resource pointer.  It gets NULL, and it may run on.
+ *   increment before synchronize_rcu() ended, so its CPU executed that
+ *   full barrier after the grace period began and before the increment in
+ *   program order: whatever the reader loads afterwards sees what the
+ *   updater stored before the grace period, the cleared resource pointer.
+ *   It gets NULL, and it may run on.
  * - So equal sums leave no reader that got the resource and has not ended:
  *   each such reader would add a lock to the second sum and no unlock to
  *   the first, and no unlock can be counted without its lock.
+ *
+ * Counter wrap would need ULONG_MAX accesses to start between two sums of
+ * one drain, and the stragglers are bounded by the number of tasks.
  *
  * The sums are not atomic snapshots, and an access that began before one
  * grace period may still be running in the next, which is why there are
@@ -52,6 +57,7 @@
 #include <linux/revocable_srcu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 /* A wait for readers polls at most this many jiffies apart. */
@@ -155,6 +161,9 @@ int __revocable_srcu_init(struct revocable_srcu *ssp, const char *name,
 	spin_lock_init(&ssp->cb_lock);
 	ssp->cbs = NULL;
 	ssp->cbs_tail = &ssp->cbs;
+	ssp->cb_queued = 0;
+	ssp->cb_done = 0;
+	init_waitqueue_head(&ssp->cb_wq);
 	INIT_WORK(&ssp->cb_work, __revocable_srcu_cb_work);
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	lockdep_init_map(&ssp->dep_map, name, key, 0);
@@ -167,23 +176,32 @@ EXPORT_SYMBOL_GPL(__revocable_srcu_init);
  * revocable_srcu_cleanup() - tear down a domain's read side
  * @ssp: the read side, set up by revocable_srcu_init()
  *
- * Runs the callbacks still queued.  With readers still inside, warns and
- * leaks the counts rather than free memory that they will write.
+ * Runs the callbacks still queued first.
  *
  * Context: process context; may sleep.
+ * Return: 0; -EBUSY, with a warning, when readers are still inside or
+ * callbacks were queued meanwhile: then nothing is freed, and the caller
+ * must not free @ssp either, since those readers and callbacks will use
+ * it.
  */
-void revocable_srcu_cleanup(struct revocable_srcu *ssp)
+int revocable_srcu_cleanup(struct revocable_srcu *ssp)
 {
 	int idx;
 
-	flush_work(&ssp->cb_work);
+	revocable_srcu_barrier(ssp);
+	if (WARN(READ_ONCE(ssp->cbs) || work_pending(&ssp->cb_work),
+		 "revocable_srcu: cleanup with callbacks queued\n"))
+		return -EBUSY;
 	for (idx = 0; idx < 2; idx++)
 		if (WARN(revocable_srcu_sum(ssp, idx, true) !=
 			 revocable_srcu_sum(ssp, idx, false),
 			 "revocable_srcu: cleanup with readers inside\n"))
-			return;
+			return -EBUSY;
+	flush_work(&ssp->cb_work);
 	free_percpu(ssp->sda);
 	ssp->sda = NULL;
+	ssp->ctrp = NULL;
+	return 0;
 }
 EXPORT_SYMBOL_GPL(revocable_srcu_cleanup);
 
@@ -214,11 +232,18 @@ void revocable_srcu_synchronize_report(struct revocable_srcu *ssp,
 		.start = jiffies,
 		.next = jiffies + msecs_to_jiffies(every_ms),
 	};
+	unsigned long delay = 1;
 
 	might_sleep();
 	RCU_LOCKDEP_WARN(revocable_srcu_read_lock_held(ssp),
 			 "revocable_srcu grace period inside its own read side");
-	mutex_lock(&ssp->gp_lock);
+	/*
+	 * Another grace period of the domain may be waiting for a reader
+	 * that sleeps: wait for it the way the grace period waits for
+	 * readers, so that this wait is reported and never looks hung.
+	 */
+	while (!mutex_trylock(&ssp->gp_lock))
+		revocable_srcu_poll(&w, &delay);
 	revocable_srcu_gp(ssp, true, &w);
 	mutex_unlock(&ssp->gp_lock);
 }
@@ -256,6 +281,7 @@ void revocable_srcu_call(struct revocable_srcu *ssp, struct rcu_head *head,
 	spin_lock_irqsave(&ssp->cb_lock, flags);
 	*ssp->cbs_tail = head;
 	ssp->cbs_tail = &head->next;
+	ssp->cb_queued++;
 	spin_unlock_irqrestore(&ssp->cb_lock, flags);
 	queue_work(system_unbound_wq, &ssp->cb_work);
 }
@@ -267,6 +293,7 @@ void __revocable_srcu_cb_work(struct work_struct *work)
 	struct revocable_srcu *ssp =
 		container_of(work, struct revocable_srcu, cb_work);
 	struct rcu_head *head, *next;
+	unsigned long n;
 
 	for (;;) {
 		spin_lock_irq(&ssp->cb_lock);
@@ -279,25 +306,48 @@ void __revocable_srcu_cb_work(struct work_struct *work)
 		mutex_lock(&ssp->gp_lock);
 		revocable_srcu_gp(ssp, false, NULL);
 		mutex_unlock(&ssp->gp_lock);
-		for (; head; head = next) {
+		for (n = 0; head; head = next, n++) {
 			next = head->next;
 			local_bh_disable();
 			head->func(head);
 			local_bh_enable();
 		}
+		spin_lock_irq(&ssp->cb_lock);
+		ssp->cb_done += n;
+		spin_unlock_irq(&ssp->cb_lock);
+		wake_up_all(&ssp->cb_wq);
 		cond_resched();
 	}
 }
 EXPORT_SYMBOL_GPL(__revocable_srcu_cb_work);
 
+static bool revocable_srcu_done(struct revocable_srcu *ssp,
+				unsigned long target)
+{
+	bool done;
+
+	spin_lock_irq(&ssp->cb_lock);
+	done = (long)(ssp->cb_done - target) >= 0;
+	spin_unlock_irq(&ssp->cb_lock);
+	return done;
+}
+
 /**
  * revocable_srcu_barrier() - wait for the callbacks queued so far
  * @ssp: the read side
+ *
+ * Callbacks that those callbacks queue are not waited for.
  *
  * Context: process context, not from one of @ssp's callbacks; may sleep.
  */
 void revocable_srcu_barrier(struct revocable_srcu *ssp)
 {
-	flush_work(&ssp->cb_work);
+	unsigned long target;
+
+	might_sleep();
+	spin_lock_irq(&ssp->cb_lock);
+	target = ssp->cb_queued;
+	spin_unlock_irq(&ssp->cb_lock);
+	wait_event(ssp->cb_wq, revocable_srcu_done(ssp, target));
 }
 EXPORT_SYMBOL_GPL(revocable_srcu_barrier);

@@ -868,7 +868,9 @@ static int test_bound_probe(struct platform_device *pdev)
 					    TEST_RES);
 	if (ret)
 		return ret;
-	test_bound.plain_slot = revocable_provider_alloc(TEST_RES);
+	/* Once: CONFIG_DEBUG_TEST_DRIVER_REMOVE probes twice. */
+	if (!rcu_access_pointer(test_bound.plain_slot))
+		test_bound.plain_slot = revocable_provider_alloc(TEST_RES);
 	test_bound.in_probe =
 		revocable_access_bound(rcu_access_pointer(test_bound.devm_slot),
 				       &pdev->dev);
@@ -877,12 +879,15 @@ static int test_bound_probe(struct platform_device *pdev)
 
 static struct platform_driver test_bound_driver = {
 	.probe = test_bound_probe,
-	.driver = { .name = "revocable-kunit-bound" },
+	.driver = {
+		.name = "revocable-kunit-bound",
+		.probe_type = PROBE_FORCE_SYNCHRONOUS,
+	},
 };
 
 static void revocable_test_bound_accessor(struct kunit *test)
 {
-	struct revocable_provider *dref, *pref;
+	struct revocable_provider *dref = NULL, *pref = NULL;
 	struct platform_device *pdev;
 
 	if (!IS_ENABLED(CONFIG_REVOCABLE_DEBUG))
@@ -892,15 +897,16 @@ static void revocable_test_bound_accessor(struct kunit *test)
 	pdev = platform_device_register_simple("revocable-kunit-bound", -1,
 					       NULL, 0);
 	if (IS_ERR(pdev)) {
-		platform_driver_unregister(&test_bound_driver);
 		KUNIT_FAIL(test, "platform device: %ld", PTR_ERR(pdev));
-		return;
+		goto out_driver;
 	}
 	KUNIT_EXPECT_PTR_EQ(test, test_bound.in_probe, TEST_RES);
 	dref = revocable_provider_get_rcu(&test_bound.devm_slot);
 	pref = revocable_provider_get_rcu(&test_bound.plain_slot);
-	KUNIT_ASSERT_NOT_NULL(test, dref);
-	KUNIT_ASSERT_NOT_NULL(test, pref);
+	KUNIT_EXPECT_NOT_NULL(test, dref);
+	KUNIT_EXPECT_NOT_NULL(test, pref);
+	if (!dref || !pref)
+		goto out_device;
 	KUNIT_EXPECT_PTR_EQ(test, revocable_access_bound(pref, &pdev->dev),
 			    TEST_RES);
 
@@ -913,11 +919,13 @@ static void revocable_test_bound_accessor(struct kunit *test)
 	EXPECT_WARN_END();
 	KUNIT_EXPECT_PTR_EQ(test, revocable_access_unchecked(pref), TEST_RES);
 
+out_device:
+	platform_device_unregister(pdev);
+out_driver:
+	platform_driver_unregister(&test_bound_driver);
 	revocable_provider_revoke(&test_bound.plain_slot);
 	revocable_provider_put(pref);
 	revocable_provider_put(dref);
-	platform_device_unregister(pdev);
-	platform_driver_unregister(&test_bound_driver);
 }
 
 static struct kunit_case revocable_test_cases[] = {

@@ -5,9 +5,10 @@
  * A reader counts its access with one interrupt-safe increment of a per-CPU
  * counter and no memory barrier.  The ordering a reader's barrier would
  * give comes from the waiting side instead: a grace period reads the
- * counters around a synchronize_rcu(), and every CPU that ran a reader's
- * increment has passed through a quiescent state, a full barrier, by the
- * time synchronize_rcu() returns.  This is what SRCU's
+ * counters around a synchronize_rcu(), and before that grace period ends
+ * every CPU executes a full barrier after it began (as it notices the
+ * grace period, or in the expedited IPI), which orders each reader's
+ * increment against the reader's own accesses.  This is what SRCU's
  * srcu_read_lock_fast() does from Linux 6.15 on; this kernel does not have
  * it, so drivers/base/revocable_srcu.c implements it for revocable.
  *
@@ -26,6 +27,7 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 /**
@@ -58,6 +60,9 @@ struct revocable_srcu_data {
  * @cb_lock: protects @cbs and @cbs_tail
  * @cbs: callbacks waiting for a grace period
  * @cbs_tail: where the next callback is linked
+ * @cb_queued: callbacks queued so far; under @cb_lock
+ * @cb_done: callbacks invoked so far; under @cb_lock
+ * @cb_wq: revocable_srcu_barrier() waits here for @cb_done
  * @cb_work: runs a grace period for @cbs, then the callbacks
  * @dep_map: lockdep's view of the read side
  */
@@ -69,6 +74,9 @@ struct revocable_srcu {
 	spinlock_t cb_lock;		/* protects cbs and cbs_tail */
 	struct rcu_head *cbs;
 	struct rcu_head **cbs_tail;
+	unsigned long cb_queued;
+	unsigned long cb_done;
+	wait_queue_head_t cb_wq;
 	struct work_struct cb_work;
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	struct lockdep_map dep_map;
@@ -83,6 +91,7 @@ void __revocable_srcu_cb_work(struct work_struct *work);
 	.gp_lock = __MUTEX_INITIALIZER(var.gp_lock),			\
 	.cb_lock = __SPIN_LOCK_UNLOCKED(var.cb_lock),			\
 	.cbs_tail = &var.cbs,						\
+	.cb_wq = __WAIT_QUEUE_HEAD_INITIALIZER(var.cb_wq),		\
 	.cb_work = __WORK_INITIALIZER(var.cb_work, __revocable_srcu_cb_work)
 
 /*
@@ -118,7 +127,7 @@ int __revocable_srcu_init(struct revocable_srcu *ssp, const char *name,
 		__revocable_srcu_init(ssp, #ssp, &__key);		\
 	})
 
-void revocable_srcu_cleanup(struct revocable_srcu *ssp);
+int revocable_srcu_cleanup(struct revocable_srcu *ssp);
 void revocable_srcu_synchronize(struct revocable_srcu *ssp);
 void revocable_srcu_synchronize_report(struct revocable_srcu *ssp,
 				       unsigned int every_ms,
