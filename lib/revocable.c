@@ -80,6 +80,7 @@ struct revocable_domain {
 struct revocable_provider {
 	void __rcu *res;
 	struct revocable_domain *dom;
+	struct revocable_srcu *ssp;	/* dom->ssp */
 	struct kref kref;
 	void (*done)(void *arg);
 	void *done_arg;
@@ -91,6 +92,8 @@ static_assert(offsetof(struct revocable_provider, res) ==
 	      offsetof(struct __revocable_provider_head, res));
 static_assert(offsetof(struct revocable_provider, dom) ==
 	      offsetof(struct __revocable_provider_head, dom));
+static_assert(offsetof(struct revocable_provider, ssp) ==
+	      offsetof(struct __revocable_provider_head, ssp));
 static_assert(offsetof(struct revocable_domain, ssp) ==
 	      offsetof(struct __revocable_domain_head, ssp));
 
@@ -283,6 +286,7 @@ revocable_provider_alloc_in(struct revocable_domain *dom, void *res)
 		return NULL;
 	RCU_INIT_POINTER(rp->res, res);
 	rp->dom = dom;
+	rp->ssp = dom->ssp;
 	kref_init(&rp->kref);
 	atomic_long_inc(&dom->providers);
 	return RCU_INITIALIZER(rp);

@@ -79,6 +79,8 @@ struct __revocable_domain_head {
 struct __revocable_provider_head {
 	void __rcu *res;
 	const struct __revocable_domain_head *dom;
+	/* The domain's read side: one load fewer for the kernel's scopes. */
+	__revocable_ssp_t *ssp;
 };
 
 /* ----- domains ---------------------------------------------------------- */
@@ -628,7 +630,7 @@ __revocable_guard_enter(struct __revocable_guard *g,
 		g->scp = NULL;
 		return rp;
 	}
-	g->ssp = h->dom->ssp;
+	g->ssp = h->ssp;
 	g->scp = revocable_srcu_enter(g->ssp);
 	return revocable_srcu_dereference(h->res, g->ssp);
 }
