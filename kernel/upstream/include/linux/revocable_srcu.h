@@ -141,35 +141,50 @@ void revocable_srcu_call(struct revocable_srcu *ssp, struct rcu_head *head,
 void revocable_srcu_barrier(struct revocable_srcu *ssp);
 
 /*
- * Enter a read-side section of @ssp: one increment of this CPU's counter
- * of the current index.  The compiler barrier keeps the section after it
- * in program order; the CPU may still reorder the two, which the grace
- * period's synchronize_rcu() accounts for.  Returns the index, for
- * revocable_srcu_read_unlock().
+ * Count an access in @scp, counters of @ssp: one increment of this CPU's
+ * lock count.  The compiler barrier keeps the section after it in program
+ * order; the CPU may still reorder the two, which the grace period's
+ * synchronize_rcu() accounts for.
  */
-static __always_inline int revocable_srcu_read_lock(struct revocable_srcu *ssp)
+static __always_inline void
+__revocable_srcu_count_lock(struct revocable_srcu *ssp,
+			    struct revocable_srcu_ctr __percpu *scp)
 {
-	int idx = READ_ONCE(ssp->idx) & 1;
-
 	RCU_LOCKDEP_WARN(in_nmi() || !rcu_is_watching(),
 			 "revocable access where RCU is not watching");
-	this_cpu_inc(ssp->sda->ctr[idx].locks);
+	this_cpu_inc(scp->locks);
 	barrier();
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	rcu_lock_acquire(&ssp->dep_map);
 #endif
-	return idx;
 }
 
-/* End a section entered under @idx, on whichever CPU the caller runs now. */
-static __always_inline void revocable_srcu_read_unlock(struct revocable_srcu *ssp,
-						       int idx)
+/* End it, on whichever CPU the caller runs now. */
+static __always_inline void
+__revocable_srcu_count_unlock(struct revocable_srcu *ssp,
+			      struct revocable_srcu_ctr __percpu *scp)
 {
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	rcu_lock_release(&ssp->dep_map);
 #endif
 	barrier();
-	this_cpu_inc(ssp->sda->ctr[idx].unlocks);
+	this_cpu_inc(scp->unlocks);
+}
+
+/* Enter a read-side section of @ssp; returns the index it counts under. */
+static __always_inline int revocable_srcu_read_lock(struct revocable_srcu *ssp)
+{
+	int idx = READ_ONCE(ssp->idx) & 1;
+
+	__revocable_srcu_count_lock(ssp, &ssp->sda->ctr[idx]);
+	return idx;
+}
+
+/* End a section entered under @idx. */
+static __always_inline void revocable_srcu_read_unlock(struct revocable_srcu *ssp,
+						       int idx)
+{
+	__revocable_srcu_count_unlock(ssp, &ssp->sda->ctr[idx]);
 }
 
 /*
@@ -182,13 +197,7 @@ revocable_srcu_enter(struct revocable_srcu *ssp)
 {
 	struct revocable_srcu_ctr __percpu *scp = READ_ONCE(ssp->ctrp);
 
-	RCU_LOCKDEP_WARN(in_nmi() || !rcu_is_watching(),
-			 "revocable access where RCU is not watching");
-	this_cpu_inc(scp->locks);
-	barrier();
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
-	rcu_lock_acquire(&ssp->dep_map);
-#endif
+	__revocable_srcu_count_lock(ssp, scp);
 	return scp;
 }
 
@@ -196,11 +205,7 @@ static __always_inline void
 revocable_srcu_exit(struct revocable_srcu *ssp,
 		    struct revocable_srcu_ctr __percpu *scp)
 {
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
-	rcu_lock_release(&ssp->dep_map);
-#endif
-	barrier();
-	this_cpu_inc(scp->unlocks);
+	__revocable_srcu_count_unlock(ssp, scp);
 }
 
 /* Whether the caller is inside a section of @ssp, as far as lockdep knows. */
