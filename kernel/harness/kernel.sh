@@ -538,7 +538,9 @@ boot() {
 # and gpio_bench.ko's gpiod_get_value_cansleep() loop; evdev: an
 # EVIOCGVERSION loop, a loop of open and close of the event node, and a
 # stream of events written to uinput and read from the event node; each on
-# one CPU and, for the loops, on all at once.
+# one CPU and, for the loops, on all at once.  EVDEV_NOACCESS=1 adds the
+# converted evdev with the wrappers' access taken out
+# (kernel/harness/bench-evdev-noaccess.diff), an experiment.
 bench_conv() {
 	local kind=$1 boots=${CONV_BENCH_BOOTS:-${GPIO_BENCH_BOOTS:-5}} v i
 	local dir=$kdir/bench-$kind conv stock back variants=(stock converted)
@@ -556,6 +558,7 @@ bench_conv() {
 	evdev)
 		# The evdev patch is the last one.
 		back=1
+		[ "${EVDEV_NOACCESS:-0}" = 0 ] || variants+=(noaccess)
 		;;
 	esac
 	# Resolved once: src may be re-applied by another run meanwhile.
@@ -576,6 +579,7 @@ bench_conv() {
 		case $v in
 		shared) git -C "$ksrc" apply "$repo/kernel/harness/bench-gpio-shared-domain.diff" ;;
 		unprotected) git -C "$ksrc" apply "$repo/kernel/harness/bench-gpio-unprotected.diff" ;;
+		noaccess) git -C "$ksrc" apply "$repo/kernel/harness/bench-evdev-noaccess.diff" ;;
 		esac || die "the $v variant's diff does not apply"
 		configure
 		build

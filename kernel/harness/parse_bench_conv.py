@@ -40,7 +40,7 @@ LABEL = {"user": "GPIO_V2_LINE_GET_VALUES_IOCTL (userspace)",
          "version": "EVIOCGVERSION (userspace)",
          "open": "open + close of the event node (userspace)",
          "stream": "uinput write + evdev read, per event"}
-VARIANTS = ("stock", "converted", "shared", "unprotected", "nobarrier")
+VARIANTS = ("stock", "converted", "shared", "unprotected", "noaccess")
 
 
 def quartiles(values):
