@@ -50,6 +50,7 @@ struct revocable_fops {
 	void *res;
 	void (*cancel)(void *res);
 	bool revoked;
+	bool keep_mappings;	/* mmap: nothing to wrap, nothing to zap */
 	struct kref kref;
 	spinlock_t lock;		/* files, vm_ops, pending */
 	struct list_head files;
@@ -184,6 +185,21 @@ static int rfo_fasync(int fd, struct file *file, int on)
 
 /* ----- mmap -------------------------------------------------------------- */
 
+static unsigned long rfo_get_unmapped_area(struct file *file,
+					   unsigned long addr,
+					   unsigned long len,
+					   unsigned long pgoff,
+					   unsigned long flags)
+{
+	struct revocable_fops *rfo = rfo_of(file);
+
+	CLASS(revocable, acc)(rfo->head.rp);
+
+	if (!acc.res)
+		return -ENODEV;
+	return rfo->fops->get_unmapped_area(file, addr, len, pgoff, flags);
+}
+
 static struct revocable_fops *rfo_of_vma(struct vm_area_struct *vma)
 {
 	return rfo_of(vma->vm_file);
@@ -311,7 +327,7 @@ static int rfo_mmap(struct file *file, struct vm_area_struct *vma)
 	if (!acc.res)
 		return -ENODEV;
 	ret = rfo->fops->mmap(file, vma);
-	if (ret)
+	if (ret || rfo->keep_mappings)
 		return ret;
 	ret = rfo_wrap_vm_ops(rfo, vma);
 	if (ret)
@@ -418,7 +434,7 @@ static int rfo_open(struct inode *inode, struct file *file)
 	struct revocable_fops_file *rf = NULL;
 	int ret;
 
-	if (rfo->fops->mmap) {
+	if (rfo->fops->mmap && !rfo->keep_mappings) {
 		rf = kzalloc(sizeof(*rf), GFP_KERNEL);
 		if (!rf)
 			return -ENOMEM;
@@ -502,8 +518,6 @@ static const char *rfo_unsupported(const struct file_operations *f)
 		return "fsync";
 	if (f->lock)
 		return "lock";
-	if (f->get_unmapped_area)
-		return "get_unmapped_area";
 	if (f->check_flags)
 		return "check_flags";
 	if (f->flock)
@@ -582,13 +596,15 @@ static int rfo_direct_calls(const struct revocable_fops_direct *d,
  * the same owner and flags as @desc->fops and an operation wherever the
  * driver has one (open and release always).  Each call of open, read,
  * write, read_iter, write_iter, unlocked_ioctl, compat_ioctl, poll,
- * llseek, fasync, flush and mmap runs the driver's operation inside one
- * access; after revocable_fops_revoke() they return -ENODEV (poll returns
- * @desc->revoked_poll, fasync turning FASYNC off still reaches the driver)
- * and the driver's operation is not called.  release runs exactly once
- * per successful open, at the last close of the file.  Faults on
- * mappings after revoke get SIGBUS.  The only allocation is at open, and
- * only for a driver with mmap (to find the file's mappings at revoke).
+ * llseek, fasync, flush, mmap and get_unmapped_area runs the driver's
+ * operation inside one access; after revocable_fops_revoke() they return
+ * -ENODEV (poll returns @desc->revoked_poll, fasync turning FASYNC off
+ * still reaches the driver) and the driver's operation is not called.
+ * release runs exactly once per successful open, at the last close of the
+ * file.  Faults on mappings after revoke get SIGBUS, unless
+ * @desc->keep_mappings says the mappings outlive the device.  The only
+ * allocation is at open, and only for a driver with mmap whose mappings
+ * revoke zaps (to find the file's mappings).
  *
  * With @desc->direct, llseek, read, write, read_iter, write_iter, poll,
  * unlocked_ioctl and compat_ioctl are the wrappers DEFINE_REVOCABLE_FOPS()
@@ -643,6 +659,7 @@ revocable_fops_create(const struct revocable_fops_desc *desc)
 	rfo->fops = f;
 	rfo->res = desc->res;
 	rfo->cancel = desc->cancel;
+	rfo->keep_mappings = desc->keep_mappings;
 	rfo->head.revoked_poll = desc->revoked_poll ?:
 		EPOLLHUP | EPOLLERR | EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM;
 	kref_init(&rfo->kref);
@@ -666,6 +683,8 @@ revocable_fops_create(const struct revocable_fops_desc *desc)
 			.flush = f->flush ? rfo_flush : NULL,
 			.fasync = f->fasync ? rfo_fasync : NULL,
 			.mmap = f->mmap ? rfo_mmap : NULL,
+			.get_unmapped_area = f->get_unmapped_area ?
+				rfo_get_unmapped_area : NULL,
 #ifndef CONFIG_MMU
 			.mmap_capabilities = f->mmap_capabilities,
 #endif
@@ -709,7 +728,8 @@ EXPORT_SYMBOL_GPL(revocable_fops_ops);
  * driver may free what its operations use.  In order: new calls are
  * refused; the driver's cancellation step runs and wakes the callers that
  * sleep on the device; the call waits for the calls in progress; then
- * every mapping of the device's open files is zapped.  Files stay open;
+ * every mapping of the device's open files is zapped (unless the driver
+ * keeps its mappings: &revocable_fops_desc.keep_mappings).  Files stay open;
  * their release still runs at their last close.
  *
  * Context: process context; may sleep; not inside one of @rfo's file

@@ -73,6 +73,12 @@ struct revocable_fops_direct {
  *	EPOLLWRNORM``, so that a waiter on any direction wakes
  * @name: a name for diagnostics (the SRCU domain's); the string must
  *	outlive the result
+ * @keep_mappings: the driver's mappings hold references on what they map
+ *	(videobuf2's buffers do), so they stay valid after the device is gone:
+ *	mmap runs inside an access as usual, but the proxy leaves the
+ *	mapping's vm_operations to the driver, also after revoke, and revoke
+ *	does not zap the mappings.  false (the default) for a driver that
+ *	maps device memory or state it frees after revoke
  */
 struct revocable_fops_desc {
 	const struct file_operations *fops;
@@ -81,6 +87,7 @@ struct revocable_fops_desc {
 	void (*cancel)(void *res);
 	__poll_t revoked_poll;
 	const char *name;
+	bool keep_mappings;
 };
 
 struct revocable_fops *
