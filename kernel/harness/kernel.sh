@@ -4,7 +4,7 @@
 # The kernel flow behind "ninja -C build kernel-patches" and
 # "ninja -C build kernel-qemu".
 #
-# usage: kernel.sh patches|series-update|qemu|qemu-stock|qemu-kcsan|bench|bench-gpio|bench-evdev REPO KDIR
+# usage: kernel.sh patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-media|bench|bench-gpio|bench-evdev REPO KDIR
 #        kernel.sh patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR
 #   REPO  this project's checkout
 #   KDIR  working directory in the build dir (never in the repo), one per
@@ -265,9 +265,13 @@ gpio_userspace() {
 	local root=$1 apt=$kdir/apt
 	# busybox-static lacks seq (coreutils) and mountpoint (util-linux),
 	# which gpio-sim.sh uses; the libraries are what those need.
-	# evtest is the real evdev client the input storm runs at its end.
+	# evtest is the real evdev client the input storm runs at its end;
+	# v4l-utils (v4l2-compliance, v4l2-ctl) and its libraries the media
+	# stages' judge and streaming client.
 	local pkgs=(busybox-static bash libtinfo6 libc6 coreutils util-linux libmount1
-		libblkid1 libselinux1 libpcre2-8-0 libacl1 libattr1 libgmp10 evtest)
+		libblkid1 libselinux1 libpcre2-8-0 libacl1 libattr1 libgmp10 evtest
+		v4l-utils libv4l-0 libv4l2rds0 libv4lconvert0 libjpeg62-turbo
+		libstdc++6 libgcc-s1 libudev1)
 	local a=(-o APT::Architecture=arm64 -o APT::Architectures::=arm64
 		-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
 		-o Dir::State::status=/dev/null -o Debug::NoLocking=1
@@ -628,7 +632,8 @@ judge() {
 		END { printf "%d KUnit, %d kselftest and %d subsystems",
 			n["KUnit"], n["kselftest"], n["subsystems"] }' "$kdir/plan")
 	stage "parsing the console against the plan (expecting $want results)"
-	python3 "$repo/kernel/harness/parse_console.py" "$log" "$kdir/plan" "$repo"
+	python3 "$repo/kernel/harness/parse_console.py" "$log" "$kdir/plan" "$repo" \
+		${judge_args[@]+"${judge_args[@]}"}
 }
 
 # test_run: the QEMU test run of kernel/harness/plan: its enabled steps'
@@ -685,6 +690,32 @@ qemu-stock)
 	log=$kdir/console-stock-$SERIES_UPTO.log
 	test_run
 	;;
+qemu-media)
+	# V4L2: stock 6.12 (no patch of the series) and the converted kernel,
+	# each with vivid and vimc, judged by Debian's v4l2-compliance: the
+	# stock run's results are the baseline (its failures are noted, not
+	# counted), and no test that passes on stock may fail on the converted
+	# kernel, which also runs the media unplug storm.
+	media_configs=("$cfgdir/qemu.config" "$cfgdir/revocable-media.config")
+	# v4l2-compliance on every node of two drivers, under KASAN and TCG.
+	export QEMU_TIMEOUT=${QEMU_TIMEOUT:-2400}
+	(
+		SERIES_UPTO=0
+		out=$kdir/out-media-stock
+		configs=("${media_configs[@]}")
+		log=$kdir/console-media-stock.log
+		judge_args=(--save "$kdir/compliance-stock.json" --reference)
+		stage "the stock kernel: its v4l2-compliance results are the baseline"
+		test_run
+	) || stage "the stock run reported problems (above); its results are still the baseline"
+	[ -s "$kdir/compliance-stock.json" ] || die "the stock run left no v4l2-compliance results"
+	out=$kdir/out-media
+	configs=("$cfgdir/qemu.config" "$cfgdir/revocable.config" "$cfgdir/revocable-media.config")
+	log=$kdir/console-media.log
+	judge_args=(--save "$kdir/compliance.json" --baseline "$kdir/compliance-stock.json")
+	stage "the converted kernel"
+	test_run
+	;;
 qemu-kcsan)
 	out=$kdir/out-kcsan
 	configs=("$cfgdir/revocable-kcsan.config")
@@ -720,7 +751,7 @@ bench)
 	python3 "$repo/kernel/harness/parse_bench.py" "$kdir"/bench/boot-*.log "$kdir/bench.json"
 	;;
 *)
-	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|bench|bench-gpio|bench-evdev|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
+	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-media|bench|bench-gpio|bench-evdev|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
 	exit 2
 	;;
 esac

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Judge a QEMU console log of the revocable test kernel against its plan.
 
-usage: parse_console.py CONSOLE.log PLAN [REPO]
+usage: parse_console.py CONSOLE.log PLAN [REPO] [--save FILE]
+                        [--reference | --baseline FILE]
 
 PLAN is kernel/harness/plan as kernel/harness/kernel.sh resolved it for
 the run (the initramfs's /plan, which kernel/guest/init.c ran): the KUnit
@@ -12,8 +13,19 @@ N").  A suite's results are the indented TAP lines after "# Subtest:
 SUITE", up to the suite's own result; a step's are the TAP lines between
 "INIT: step NAME begin" and "INIT: step NAME end", read as its "format"
 says (harness: kselftest_harness.h's "ok N FIXTURE.TEST" at any depth;
-tap: top-level "ok N DESCRIPTION", named up to a " # " directive).  The
+tap: top-level "ok N DESCRIPTION", named up to a " # " directive;
+compliance: v4l2-compliance's "test NAME: RESULT" lines, named after the
+device under test, which must end with its "Grand Total" line).  The
 summary adds the steps up by SECTION (kselftest, subsystems).
+
+v4l2-compliance judges a driver, not only our code: its results are
+compared with a stock kernel's.  --save FILE writes the run's compliance
+results (name: OK, OK (Not Supported), FAIL...) as JSON; --reference
+(the stock run) notes its compliance failures without counting them;
+--baseline FILE (the converted run, FILE the stock run's --save) counts a
+compliance failure only where the same test did not fail on stock (a
+regression), and a test of the baseline that is missing here as a
+failure.
 
 The run fails on any failed, skipped or missing result, on a step that did
 not run, whose module did not load or whose program init killed at its
@@ -31,6 +43,7 @@ one) is printed as a note and not counted: it is not this project's race,
 and failing on it would make the run fail at random.
 """
 import glob
+import json
 import os
 import re
 import sys
@@ -55,7 +68,18 @@ STEP_NOTE = re.compile(r"^INIT: step (\S+) (unload \S+ failed.*)$")
 PLAN_ERROR = re.compile(r"^INIT: plan error")
 # The summary's columns, in this order, then any other section of the plan.
 SECTIONS = ["kselftest", "subsystems"]
-FORMATS = ("harness", "tap")
+FORMATS = ("harness", "tap", "compliance")
+# v4l2-compliance: "Compliance test for vivid device /dev/video0:", then
+# "\ttest VIDIOC_QUERYCAP: OK" (or "OK (Not Supported)", "FAIL"...), and
+# at the end "Grand Total for vivid device /dev/media0: N, Succeeded: N,
+# Failed: N, Warnings: N".
+COMPLIANCE_DEV = re.compile(r"^Compliance test for (\S+) device (\S+):")
+# A section of the tests of one device ("Format ioctls (Input 0):"): a test
+# name recurs in each.
+COMPLIANCE_SECTION = re.compile(r"^(\S.*):\s*$")
+COMPLIANCE_TEST = re.compile(r"^\s*test (.+): (OK.*|FAIL.*)$")
+COMPLIANCE_TOTAL = re.compile(r"^Grand Total for (\S+) device (\S+): (\d+), "
+                              r"Succeeded: (\d+), Failed: (\d+), Warnings: (\d+)")
 
 
 def fatal(msg):
@@ -102,10 +126,79 @@ def kcsan_is_ours(title, ours):
     return ours is None or any(f in ours for f in funcs)
 
 
+def options(argv):
+    """The positional arguments and the --save/--reference/--baseline ones."""
+    pos, opt, i = [], {"save": None, "reference": False, "baseline": None}, 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("--save", "--baseline") and i + 1 < len(argv):
+            opt[a[2:]] = argv[i + 1]
+            i += 2
+            continue
+        if a == "--reference":
+            opt["reference"] = True
+        elif a.startswith("--"):
+            fatal(f"parse_console.py: unknown option {a}")
+        else:
+            pos.append(a)
+        i += 1
+    if len(pos) not in (2, 3) or (opt["reference"] and opt["baseline"]):
+        fatal("usage: parse_console.py CONSOLE.log PLAN [REPO] [--save FILE] "
+              "[--reference | --baseline FILE]")
+    return pos, opt
+
+
+def judge_compliance(steps, results, got, totals, baseline, reference, notes):
+    """Set each compliance result to passed or failed; the problems found.
+
+    A test passes when v4l2-compliance says OK; a FAIL is a failure unless
+    this is the reference run or the baseline has it failing too.  Each
+    step must end with v4l2-compliance's Grand Total, whose counts must
+    agree with the tests read.
+    """
+    problems = []
+    for s, plan in steps.items():
+        if plan["format"] != "compliance" or not results[s]:
+            continue
+        mine = [t for t in totals if t[0] == s]
+        if not mine:
+            problems.append(f"step {s}: no v4l2-compliance Grand Total (it did not finish)")
+        for _, (drv, dev, n, ok, failed, warn) in mine:
+            notes.append(f"v4l2-compliance {drv} {dev}: {n} tests, {ok} succeeded, "
+                         f"{failed} failed, {warn} warnings")
+        read = len(results[s])
+        said = sum(int(t[1][2]) for t in mine)
+        if mine and read != said:
+            notes.append(f"step {s}: {read} test lines read, Grand Total says {said}")
+        for name in results[s]:
+            r = got[name]
+            if r.startswith("OK"):
+                results[s][name] = True
+            elif reference:
+                results[s][name] = True
+                notes.append(f"stock fails: {name}: {r}")
+            elif baseline is not None and name in baseline and \
+                    not baseline[name].startswith("OK"):
+                results[s][name] = True
+                notes.append(f"fails on stock too: {name}: {r}")
+            else:
+                results[s][name] = False
+    if baseline is not None:
+        for name in sorted(baseline):
+            if name not in got and name.split(":")[0] in results:
+                problems.append(f"missing here, {baseline[name]} on stock: {name}")
+        ok = sum(1 for r in baseline.values() if r.startswith("OK"))
+        notes.append(f"v4l2-compliance on stock: {ok} of {len(baseline)} OK; here: "
+                     f"{sum(1 for r in got.values() if r.startswith('OK'))} of {len(got)} OK")
+    return problems
+
+
 def main():
-    if len(sys.argv) not in (3, 4):
-        fatal("usage: parse_console.py CONSOLE.log PLAN [REPO]")
+    argv, opt = options(sys.argv[1:])
+    sys.argv[1:] = argv
     suites, steps = read_plan(sys.argv[2])
+    baseline = json.load(open(opt["baseline"])) if opt["baseline"] else None
+    compliance, totals, cdev, csec = {}, [], None, None
     text = open(sys.argv[1], errors="replace").read()
     lines = [re.sub(r"^\[\s*\d+\.\d+\]\s?", "", l) for l in text.splitlines()]
     problems = []
@@ -152,6 +245,23 @@ def main():
                 begun.add(m.group(1))
                 if m.group(1) not in steps:
                     problems.append(f"step {m.group(1)} is not in the plan")
+        if step and steps[step]["format"] == "compliance":
+            m = COMPLIANCE_DEV.match(line)
+            if m:
+                cdev, csec = f"{m.group(1)} {m.group(2)}", None
+            else:
+                m = COMPLIANCE_SECTION.match(line)
+                if m:
+                    csec = m.group(1)
+            m = COMPLIANCE_TEST.match(line)
+            if m:
+                name = f"{step}: {cdev}: {csec}: {m.group(1)}"
+                compliance[name] = m.group(2).strip()
+                results[step][name] = None	# judged below
+            m = COMPLIANCE_TOTAL.match(line)
+            if m:
+                totals.append((step, m.groups()))
+            continue
         m = TAP.match(line)
         if m and (suite or step):
             ok, name, rest = m.group(1) == "ok", m.group(3), m.group(4)
@@ -180,6 +290,11 @@ def main():
         elif len(results[s]) < plan["expect"]:
             problems.append(f"only {len(results[s])} results from step {s}, "
                             f"expected {plan['expect']}")
+    problems += judge_compliance(steps, results, compliance, totals, baseline,
+                                 opt["reference"], notes)
+    if opt["save"]:
+        with open(opt["save"], "w") as f:
+            json.dump(compliance, f, indent=1, sort_keys=True)
     every = {}
     for d in list(kunit.values()) + list(results.values()):
         every.update(d)
