@@ -11,12 +11,17 @@
 #   fops: revocable_fops_revoke(); the helper's KUnit suite, its kselftest
 #         or the evdev storm must catch it
 #   fops-6.1: the same on Debian 12's 6.1 (the kernel-qemu-6.1 flow)
+#   media: the same edit, with the kernel-qemu-media flow's converted
+#         kernel (MEDIA_STOCK=0: no stock run, the last baseline,
+#         KDIR/compliance-stock.json, is reused); the media unplug storm
+#         must catch it, through v4l2-quick, the driver that frees its
+#         state right after video_unregister_device()
 #   readside: the domains' read side (drivers/base/revocable_srcu.c), whose
 #         grace period returns without waiting for the readers; the core's
 #         KUnit suite, the kselftests or the storms must catch it (what
 #         they cannot see, the memory ordering, model/kernel.pml checks)
 #
-# usage: tools/test-of-tests.sh gpio|fops|fops-6.1|readside [BUILD_KERNEL_DIR]
+# usage: tools/test-of-tests.sh gpio|fops|fops-6.1|readside|media [BUILD_KERNEL_DIR]
 #        (default build/kernel, build/kernel-6.1 for fops-6.1)
 # Prints the flow's output, then "test-of-tests: caught" (exit 0) or
 # "test-of-tests: NOT caught" (exit 1).  The next normal kernel-qemu run
@@ -26,13 +31,20 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-}
 flow=qemu
+kdefault=$repo/build/kernel
+console=console.log
 case $what in
 *-6.1)
 	flow=qemu-6.1
 	what=${what%-6.1}
+	kdefault=$repo/build/kernel-6.1
+	;;
+media)
+	flow=qemu-media
+	console='console-media.log'
 	;;
 esac
-kdir=$(realpath -m "${2:-$repo/build/kernel${flow#qemu}}")
+kdir=$(realpath -m "${2:-$kdefault}")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
@@ -43,7 +55,7 @@ qemu:gpio)
 	sed -i 's/^+\t\trevocable_revoke_wait(rp);$/+\t\trevocable_provider_put(rp);/' "$p"
 	new='^+		revocable_provider_put(rp);$'
 	;;
-*:fops)
+qemu:fops | qemu-6.1:fops | qemu-media:media)
 	p=$scratch/kernel/upstream/drivers/base/revocable_fops.c
 	sed -i 's/^\tret = revocable_revoke_wait(rp);$/\trevocable_provider_put(rp);\n\tret = 0;/' "$p"
 	new='^	revocable_provider_put(rp);$'
@@ -54,7 +66,7 @@ qemu:gpio)
 	new='^	return;	/\* test of the tests \*/$'
 	;;
 *)
-	echo "usage: $0 gpio|fops|fops-6.1|readside [BUILD_KERNEL_DIR]" >&2
+	echo "usage: $0 gpio|fops|fops-6.1|readside|media [BUILD_KERNEL_DIR]" >&2
 	exit 2
 	;;
 esac
@@ -65,14 +77,17 @@ grep -q "$new" "$p" || {
 t0=$(date +%s)
 rc=0
 # The scratch edit makes the committed series stale on purpose.
-SERIES_CHECK=0 "$scratch/kernel/harness/kernel.sh" "$flow" "$scratch" "$kdir" || rc=$?
+# media: the converted kernel only, against the last stock baseline.
+SERIES_CHECK=0 MEDIA_STOCK=0 "$scratch/kernel/harness/kernel.sh" "$flow" "$scratch" "$kdir" ||
+	rc=$?
 echo "flow exit status $rc after $(($(date +%s) - t0)) s"
-grep -E 'BUG: KASAN|unexpected: |not ok|still blocked|storm_' "$kdir/console.log" | head -n 20 || true
+log=$kdir/$console
+grep -E 'BUG: KASAN|unexpected: |not ok|still blocked|storm_' "$log" | head -n 20 || true
 # How long the storm ran before the first report (gpio), or when it came.
-awk '/INIT: step (gpio|evdev)-storm begin at uptime/ && !t0 { t0 = $NF }
+awk '/INIT: step (gpio|evdev|media)-storm begin at uptime/ && !t0 { t0 = $NF }
      /^\[.*BUG: KASAN/ && t0 && !done { gsub(/[][]/, ""); done = 1;
-	printf "first failure %.1f s into the storm\n", $1 - t0 }' "$kdir/console.log"
-grep -m1 -E '^\[ *[0-9.]+\] BUG: KASAN' "$kdir/console.log" | sed 's/^/first report: /' || true
+	printf "first failure %.1f s into the storm\n", $1 - t0 }' "$log"
+grep -m1 -E '^\[ *[0-9.]+\] BUG: KASAN' "$log" | sed 's/^/first report: /' || true
 if [ $rc != 0 ]; then
 	echo "test-of-tests: caught"
 	exit 0
