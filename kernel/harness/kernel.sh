@@ -527,12 +527,12 @@ boot() {
 	[ $rc = 0 ] || qemu_failed
 }
 
-# bench_conv gpio|evdev: "ninja -C build kernel-bench-gpio" and
-# "kernel-bench-evdev".  Kernels from the same series and config: stock
-# (the series without the conversion's patch, so 6.12's own code) and
-# converted; for gpio also converted with the chips in the shared default
-# domain instead of a domain per device (the design choice the
-# conversion's commit message argues:
+# bench_conv gpio|evdev|media: "ninja -C build kernel-bench-gpio",
+# "kernel-bench-evdev" and "kernel-bench-media".  Kernels from the same
+# series and config: stock (the series without the conversion's patch, so
+# 6.12's own code) and converted; for gpio also converted with the chips
+# in the shared default domain instead of a domain per device (the design
+# choice the conversion's commit message argues:
 # kernel/harness/bench-gpio-shared-domain.diff), and unprotected: stock
 # with gpiolib's SRCU read side for the chip pointer stubbed out, the
 # floor (kernel/harness/bench-gpio-unprotected.diff; unsafe on unplug).
@@ -544,10 +544,18 @@ boot() {
 # stream of events written to uinput and read from the event node; each on
 # one CPU and, for the loops, on all at once.  EVDEV_NOACCESS=1 adds the
 # converted evdev with the wrappers' access taken out
-# (kernel/harness/bench-evdev-noaccess.diff), an experiment.
+# (kernel/harness/bench-evdev-noaccess.diff), an experiment.  media: on
+# vivid's video capture node (vivid and the modules it needs are in the
+# initramfs, the program loads them), a VIDIOC_QUERYCAP loop, a
+# VIDIOC_G_FMT loop and a loop of open and close, each on one CPU and on
+# all at once, and streaming, VIDIOC_DQBUF and VIDIOC_QBUF of each frame
+# at the rate the CPU allows (kernel/guest/media_bench_user.c says how);
+# init runs the program as the one step of a /plan.  Its kernels build in
+# out-bench-media-VARIANT (out-media* are kernel-qemu-media's).
 bench_conv() {
-	local kind=$1 boots=${CONV_BENCH_BOOTS:-${GPIO_BENCH_BOOTS:-5}} v i
+	local kind=$1 boots=${CONV_BENCH_BOOTS:-${GPIO_BENCH_BOOTS:-5}} v i m
 	local dir=$kdir/bench-$kind conv stock back variants=(stock converted)
+	local ob=$kdir/out-$kind mods
 
 	configs=("$cfgdir/revocable-bench-$kind.config")
 	patches
@@ -564,6 +572,14 @@ bench_conv() {
 		back=1
 		[ "${EVDEV_NOACCESS:-0}" = 0 ] || variants+=(noaccess)
 		;;
+	media)
+		# The V4L2 patch is the last one.
+		back=1
+		grep -v '^#' "$series" | grep '\.patch' | tail -n 1 |
+			grep -q -- '-media-v4l2-dev-' ||
+			die "the series' last patch is not the V4L2 conversion"
+		ob=$kdir/out-bench-media
+		;;
 	esac
 	# Resolved once: src may be re-applied by another run meanwhile.
 	conv=$(git -C "$kdir/src" rev-parse HEAD)
@@ -572,7 +588,7 @@ bench_conv() {
 	rm -f "$dir"/*.log
 	for v in "${variants[@]}"; do
 		ksrc=$kdir/src-$v
-		out=$kdir/out-$kind-$v
+		out=$ob-$v
 		initrd=$dir/initramfs-$v.cpio.gz
 		stage "$kind variant $v"
 		[ -d "$ksrc" ] || git -C "$kdir/src" worktree add -q --detach "$ksrc" HEAD
@@ -603,11 +619,30 @@ bench_conv() {
 				die "evdev_bench_user build failed"
 			initramfs "$kdir/evdev_bench_user"
 			;;
+		media)
+			aarch64-linux-gnu-gcc -static -O2 -Wall -pthread -isystem "$out/usr/include" \
+				-o "$kdir/media_bench_user" "$repo/kernel/guest/media_bench_user.c" ||
+				die "media_bench_user build failed"
+			# vivid and what it needs: the modules of this build
+			# (modules.order; a .ko that an earlier config left is
+			# not in it), which the program loads each after those it
+			# depends on.
+			mods=()
+			[ -f "$out/modules.order" ] && while read -r m; do
+				mods+=("$out/${m%.o}.ko")
+			done < "$out/modules.order"
+			[[ " ${mods[*]} " == *"/vivid.ko "* ]] ||
+				die "vivid.ko is not among the modules built"
+			printf '%s\n' "# kernel-bench-media: init runs the benchmark as a step." \
+				"step media-bench bench" "run 600 /media_bench_user 100000 9 1" \
+				> "$dir/plan"
+			initramfs "$kdir/media_bench_user" "${mods[@]}" "$dir/plan"
+			;;
 		esac
 	done
 	for i in $(seq "$boots"); do
 		for v in "${variants[@]}"; do
-			out=$kdir/out-$kind-$v
+			out=$ob-$v
 			initrd=$dir/initramfs-$v.cpio.gz
 			log=$dir/$v-$i.log
 			boot
@@ -731,6 +766,9 @@ bench-gpio)
 bench-evdev)
 	bench_conv evdev
 	;;
+bench-media)
+	bench_conv media
+	;;
 bench)
 	# BENCH_BOOTS boots (default 3) of the same kernel, a console log
 	# each in $kdir/bench/; the parser takes every form's ratios to the
@@ -754,7 +792,7 @@ bench)
 	python3 "$repo/kernel/harness/parse_bench.py" "$kdir"/bench/boot-*.log "$kdir/bench.json"
 	;;
 *)
-	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-media|bench|bench-gpio|bench-evdev|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
+	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-media|bench|bench-gpio|bench-evdev|bench-media|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
 	exit 2
 	;;
 esac

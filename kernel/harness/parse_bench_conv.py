@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Summarise "ninja -C build kernel-bench-gpio" and "kernel-bench-evdev".
+"""Summarise "ninja -C build kernel-bench-gpio", "kernel-bench-evdev" and
+"kernel-bench-media".
 
-usage: parse_bench_conv.py gpio|evdev DIR OUT.json
+usage: parse_bench_conv.py gpio|evdev|media DIR OUT.json
 
 DIR holds one console log per boot, VARIANT-N.log (N the boot's number:
 boot N of every variant ran in the same round of the interleaving), each
-with lines "GPIOBENCH: user|request|kernel cpus=N ns_per_op=X" or
-"EVDEVBENCH: version|open|stream cpus=N ns_per_op=X".
+with lines "GPIOBENCH: user|request|kernel cpus=N ns_per_op=X",
+"EVDEVBENCH: version|open|stream cpus=N ns_per_op=X" or
+"MEDIABENCH: querycap|gfmt|open|stream cpus=N ns_per_op=X" (media's
+stream: X ns per frame; its rows also carry the frames per second).
 
 For every loop, CPU count and kernel (stock, converted, and those of the
 logs' other variants: gpio's "shared" domain and "unprotected" floor)
@@ -29,17 +32,31 @@ import sys
 
 KIND = sys.argv[1]
 LINE = re.compile(r"%s: (\w+) cpus=(\d+) ns_per_op=([\d.]+)" %
-                  {"gpio": "GPIOBENCH", "evdev": "EVDEVBENCH"}[KIND])
+                  {"gpio": "GPIOBENCH", "evdev": "EVDEVBENCH",
+                   "media": "MEDIABENCH"}[KIND])
 LOG = re.compile(r"(\w+)-(\d+)\.log$")
-# The loops in the order of the report; None: no target.
-TARGET = {"user": 1.02, "request": None, "kernel": 1.05,
-          "version": 1.02, "open": None, "stream": 1.02}
-LABEL = {"user": "GPIO_V2_LINE_GET_VALUES_IOCTL (userspace)",
-         "request": "GPIO_V2_GET_LINE_IOCTL + close, one line (userspace)",
-         "kernel": "gpiod_get_value_cansleep() (in kernel)",
-         "version": "EVIOCGVERSION (userspace)",
-         "open": "open + close of the event node (userspace)",
-         "stream": "uinput write + evdev read, per event"}
+# Per kind, the loops in the order of the report: their target (None: no
+# target) and label.
+LOOPS = {
+    "gpio": {
+        "user": (1.02, "GPIO_V2_LINE_GET_VALUES_IOCTL (userspace)"),
+        "request": (None, "GPIO_V2_GET_LINE_IOCTL + close, one line (userspace)"),
+        "kernel": (1.05, "gpiod_get_value_cansleep() (in kernel)"),
+    },
+    "evdev": {
+        "version": (1.02, "EVIOCGVERSION (userspace)"),
+        "open": (None, "open + close of the event node (userspace)"),
+        "stream": (1.02, "uinput write + evdev read, per event"),
+    },
+    "media": {
+        "querycap": (1.02, "VIDIOC_QUERYCAP on vivid's capture node (userspace)"),
+        "gfmt": (1.02, "VIDIOC_G_FMT, video capture (userspace)"),
+        "open": (None, "open + close of the video node (userspace)"),
+        "stream": (1.02, "vivid streaming, VIDIOC_DQBUF + VIDIOC_QBUF, per frame"),
+    },
+}[KIND]
+TARGET = {k: v[0] for k, v in LOOPS.items()}
+LABEL = {k: v[1] for k, v in LOOPS.items()}
 VARIANTS = ("stock", "converted", "shared", "unprotected", "noaccess")
 
 
@@ -138,6 +155,11 @@ def main():
             for v in have:
                 if v not in ("stock", "converted"):
                     row[v + "_over_stock"] = med[v] / med["stock"]
+            if KIND == "media" and kind == "stream":
+                # Frames per second of the median boot, per kernel.
+                row["median_fps"] = {v: 1e9 / med[v] for v in have}
+                print("  frames/s " + ", ".join(
+                    f"{v} {row['median_fps'][v]:.0f}" for v in have))
             row.update({
                 "all_ns": all_ns,
                 # Per kernel: median, min, max, q1, q3 (inclusive
