@@ -58,6 +58,7 @@ BAD = [
     (re.compile(r"refcount_t: "), "refcount warning"),
 ]
 WARN = re.compile(r"WARNING:")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TAP = re.compile(r"^\s*(ok|not ok) (\d+) (\S+)(.*)$")
 KCSAN = re.compile(r"BUG: KCSAN: [a-z-]+ in (.*)$")
 SUBTEST = re.compile(r"^\s*# Subtest: (\S+)\s*$")
@@ -200,7 +201,9 @@ def main():
     baseline = json.load(open(opt["baseline"])) if opt["baseline"] else None
     compliance, totals, cdev, csec = {}, [], None, None
     text = open(sys.argv[1], errors="replace").read()
-    lines = [re.sub(r"^\[\s*\d+\.\d+\]\s?", "", l) for l in text.splitlines()]
+    # Without the printk time stamps and the colours some programs print
+    # on a terminal (v4l2-compliance).
+    lines = [re.sub(r"^\[\s*\d+\.\d+\]\s?", "", ANSI.sub("", l)) for l in text.splitlines()]
     problems = []
     in_expected = False
     suite = step = None
