@@ -568,16 +568,18 @@ bench_conv() {
 		variants+=(shared unprotected)
 		;;
 	evdev)
-		# The evdev patch is the last one.
-		back=1
+		# Everything from the evdev conversion on (the V4L2 patches
+		# after it touch nothing the evdev kernel builds).
+		back=$(sed -n '/^[0-9]*-Input-evdev-run-the-file/,$p' "$series" |
+			grep -c '\.patch')
 		[ "${EVDEV_NOACCESS:-0}" = 0 ] || variants+=(noaccess)
 		;;
 	media)
-		# The V4L2 patch is the last one.
-		back=1
-		grep -v '^#' "$series" | grep '\.patch' | tail -n 1 |
-			grep -q -- '-media-v4l2-dev-' ||
-			die "the series' last patch is not the V4L2 conversion"
+		# Everything from the V4L2 conversion on (the core's patch and
+		# the drivers' opt-in to its wait).
+		back=$(sed -n '/^[0-9]*-media-v4l2-dev-run-the-file/,$p' "$series" |
+			grep -c '\.patch')
+		[ "$back" -gt 0 ] || die "the series has no V4L2 conversion"
 		ob=$kdir/out-bench-media
 		;;
 	esac

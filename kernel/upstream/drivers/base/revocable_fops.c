@@ -396,6 +396,12 @@ static void rfo_free(struct kref *kref)
 {
 	struct revocable_fops *rfo = container_of(kref, struct revocable_fops, kref);
 
+	/*
+	 * A revoke that was only begun (revocable_fops_revoke_begin()): every
+	 * file is closed, so no call is in progress; finish it.
+	 */
+	if (rfo->pending)
+		WARN_ON(revocable_revoke_wait(rfo->pending));
 	revocable_provider_put(rfo->head.rp);
 	revocable_domain_free(rfo->dom);
 	kfree(rfo);
@@ -720,6 +726,42 @@ const struct file_operations *revocable_fops_ops(struct revocable_fops *rfo)
 }
 EXPORT_SYMBOL_GPL(revocable_fops_ops);
 
+/*
+ * Refuse new calls and run the cancellation step, once.  Returns the
+ * provider to wait for: the one this call began, or the one a begin left
+ * pending; NULL when there is none (revoked and waited for already, or
+ * begun by a call that is still waiting).
+ */
+static struct revocable_provider *rfo_begin(struct revocable_fops *rfo,
+					    bool *began)
+{
+	struct revocable_provider *rp;
+
+	WRITE_ONCE(rfo->revoked, true);
+	/* Pairs with smp_rmb() in rfo_release(): refused implies flagged. */
+	smp_mb();
+	rp = revocable_revoke_begin(&rfo->slot);
+	*began = rp;
+	if (rp) {
+		if (rfo->cancel)
+			rfo->cancel(rfo->res);
+		return rp;
+	}
+	spin_lock(&rfo->lock);
+	rp = rfo->pending;
+	rfo->pending = NULL;
+	spin_unlock(&rfo->lock);
+	return rp;
+}
+
+static void rfo_set_pending(struct revocable_fops *rfo,
+			    struct revocable_provider *rp)
+{
+	spin_lock(&rfo->lock);
+	rfo->pending = rp;
+	spin_unlock(&rfo->lock);
+}
+
 /**
  * revocable_fops_revoke() - stop the driver's file operations for good
  * @rfo: the object
@@ -744,37 +786,55 @@ EXPORT_SYMBOL_GPL(revocable_fops_ops);
 int revocable_fops_revoke(struct revocable_fops *rfo)
 {
 	struct revocable_provider *rp;
+	bool began;
 	int ret;
 
 	if (WARN_ON(IS_ERR_OR_NULL(rfo)))
 		return -EINVAL;
 	might_sleep();
-	WRITE_ONCE(rfo->revoked, true);
-	/* Pairs with smp_rmb() in rfo_release(): refused implies flagged. */
-	smp_mb();
-	rp = revocable_revoke_begin(&rfo->slot);
-	if (rp) {
-		if (rfo->cancel)
-			rfo->cancel(rfo->res);
-	} else {
-		spin_lock(&rfo->lock);
-		rp = rfo->pending;
-		rfo->pending = NULL;
-		spin_unlock(&rfo->lock);
-		if (!rp)
-			return 0;
-	}
+	rp = rfo_begin(rfo, &began);
+	if (!rp)
+		return 0;
 	ret = revocable_revoke_wait(rp);
 	if (ret) {
-		spin_lock(&rfo->lock);
-		rfo->pending = rp;
-		spin_unlock(&rfo->lock);
+		rfo_set_pending(rfo, rp);
 		return ret;
 	}
 	rfo_zap(rfo);
 	return 1;
 }
 EXPORT_SYMBOL_GPL(revocable_fops_revoke);
+
+/**
+ * revocable_fops_revoke_begin() - refuse the driver's file operations from now on
+ * @rfo: the object
+ *
+ * The first half of revocable_fops_revoke(): new calls are refused and the
+ * driver's cancellation step runs, but the calls in progress are not
+ * waited for; a later revocable_fops_revoke() does that, or else the
+ * object's last put, after the last file is closed.  For a subsystem that
+ * cannot wait where its devices are removed (its drivers may hold locks
+ * there that the operations take): no call made after the removal reaches
+ * the driver, and the calls already in it finish on what the driver keeps
+ * alive until the last file is closed.
+ *
+ * Context: process context (the cancellation step may sleep).
+ * Return: 1 when this call began the revoke; 0 when it had begun already;
+ * -EINVAL (with a warning) for a NULL or error pointer.
+ */
+int revocable_fops_revoke_begin(struct revocable_fops *rfo)
+{
+	struct revocable_provider *rp;
+	bool began;
+
+	if (WARN_ON(IS_ERR_OR_NULL(rfo)))
+		return -EINVAL;
+	rp = rfo_begin(rfo, &began);
+	if (rp)
+		rfo_set_pending(rfo, rp);
+	return began;
+}
+EXPORT_SYMBOL_GPL(revocable_fops_revoke_begin);
 
 /**
  * revocable_fops_revoked() - whether the device has been revoked
@@ -815,7 +875,10 @@ EXPORT_SYMBOL_GPL(revocable_fops_of);
  *
  * Open files keep the object (not the device) alive until their last
  * close.  The owner should have revoked; if not, this revokes first, with
- * a warning.
+ * a warning.  A revoke that was only begun (revocable_fops_revoke_begin(),
+ * or a revoke refused with -EDEADLK) is finished when the last of the
+ * object's references goes, that is after the last close: no call can be
+ * in progress then.
  *
  * Context: process context; may sleep; not inside one of @rfo's file
  * operations.
@@ -824,7 +887,7 @@ void revocable_fops_put(struct revocable_fops *rfo)
 {
 	if (IS_ERR_OR_NULL(rfo))
 		return;
-	if (WARN(!READ_ONCE(rfo->revoked) || READ_ONCE(rfo->pending),
+	if (WARN(!READ_ONCE(rfo->revoked),
 		 "revocable_fops: %ps put before it was revoked\n", rfo->fops))
 		revocable_fops_revoke(rfo);
 	kref_put(&rfo->kref, rfo_free);

@@ -461,6 +461,45 @@ static void rfo_test_revoke_waits(struct kunit *test)
 	revocable_fops_put(t->rfo);
 }
 
+/*
+ * The revoke's first half alone refuses new calls and cancels without
+ * waiting; the second half (a revoke, or the owner's put) waits.
+ */
+static void rfo_test_revoke_begin(struct kunit *test)
+{
+	struct tdev *t = tdev_new(test);
+	struct caller c = { .op = OP_IOCTL };
+
+	init_completion(&c.done);
+	c.f = tdev_open(test, t);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(caller_fn, &c, "rfo_sleeper")));
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&t->inside,
+							  TEST_TIMEOUT), 0);
+	KUNIT_EXPECT_EQ(test, revocable_fops_revoke_begin(t->rfo), 1);
+	/* The sleeper sleeps 300 ms: not waited for. */
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(t->slept));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->cancels), 1);
+	KUNIT_EXPECT_TRUE(test, revocable_fops_revoked(t->rfo));
+	KUNIT_EXPECT_EQ(test, c.f->f_op->unlocked_ioctl(c.f, 1, 0), -ENODEV);
+	KUNIT_EXPECT_EQ(test, revocable_fops_revoke_begin(t->rfo), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->cancels), 1);
+	if (rfo_direct(test)) {
+		/* (Either form:) the owner's put finishes the wait, silently. */
+		KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&c.done,
+								  TEST_TIMEOUT), 0);
+		__fput_sync(c.f);
+		revocable_fops_put(t->rfo);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, revocable_fops_revoke(t->rfo), 1);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(t->slept));
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&c.done, TEST_TIMEOUT), 0);
+	KUNIT_EXPECT_EQ(test, c.ret, IOCTL_SLEEP + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->cancels), 1);
+	__fput_sync(c.f);
+	revocable_fops_put(t->rfo);
+}
+
 struct looper {
 	struct file *f;
 	bool stop;
@@ -654,6 +693,7 @@ static struct kunit_case revocable_fops_test_cases[] = {
 	KUNIT_CASE_PARAM(rfo_test_release_once, rfo_form_gen_params),
 	KUNIT_CASE_PARAM(rfo_test_blocked_read, rfo_form_gen_params),
 	KUNIT_CASE_PARAM(rfo_test_revoke_waits, rfo_form_gen_params),
+	KUNIT_CASE_PARAM(rfo_test_revoke_begin, rfo_form_gen_params),
 	KUNIT_CASE_PARAM(rfo_test_concurrent, rfo_form_gen_params),
 	KUNIT_CASE_PARAM(rfo_test_misuse, rfo_form_gen_params),
 	KUNIT_CASE(rfo_test_direct_mismatch),

@@ -94,6 +94,7 @@ struct revocable_fops *
 revocable_fops_create(const struct revocable_fops_desc *desc);
 const struct file_operations *revocable_fops_ops(struct revocable_fops *rfo);
 int revocable_fops_revoke(struct revocable_fops *rfo);
+int revocable_fops_revoke_begin(struct revocable_fops *rfo);
 bool revocable_fops_revoked(const struct revocable_fops *rfo);
 struct revocable_fops *revocable_fops_of(const struct file *file);
 void revocable_fops_put(struct revocable_fops *rfo);
