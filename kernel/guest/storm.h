@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the unplug storms (kernel/guest/gpio_unplug_storm.c and
- * kernel/guest/evdev_unplug_storm.c) share: their counters, the check that
- * a call failing on a removed device gives the documented error within
- * the bound, and kmemleak.  Included once by each program.
+ * What the unplug storms (kernel/guest/gpio_unplug_storm.c,
+ * kernel/guest/evdev_unplug_storm.c and kernel/guest/media_unplug_storm.c)
+ * share: their counters, the check that a call failing on a removed device
+ * gives the documented error within the bound, and kmemleak.  Included
+ * once by each program.
  */
 #ifndef STORM_H
 #define STORM_H
@@ -140,6 +141,18 @@ static long long storm_start(int argc, char **argv, int opt, const char **arg,
 }
 
 /*
+ * The line of the longest removal and of the latest return of a call after
+ * a removal started, for the whole storm or (@who) a part of it.
+ */
+static void storm_print_longest(const char *who, const char *what,
+				long long removal, long long latency)
+{
+	ksft_print_msg("%s%slongest %s %lld ms, latest return after a %s %lld ms (bound %lld ms)\n",
+		       who ? who : "", who ? ": " : "", what, removal / 1000000,
+		       what, latency / 1000000, bound_ns / 1000000);
+}
+
+/*
  * The results every storm ends with.  @first names its first result, true
  * when @removed (the device went away under use and callers saw it gone);
  * @prefix names the others: no undocumented error, every blocked caller
@@ -149,9 +162,7 @@ static long long storm_start(int argc, char **argv, int opt, const char **arg,
 static void storm_results(const char *first, int removed, const char *prefix,
 			  const char *what, int leak)
 {
-	ksft_print_msg("longest %s %lld ms, latest return after a %s %lld ms (bound %lld ms)\n",
-		       what, removal_max / 1000000, what,
-		       atomic_load(&max_latency_ns) / 1000000, bound_ns / 1000000);
+	storm_print_longest(NULL, what, removal_max, atomic_load(&max_latency_ns));
 	ksft_test_result(removed, "%s\n", first);
 	ksft_test_result(atomic_load(&bad) == 0, "%s_documented_errors\n", prefix);
 	ksft_test_result(atomic_load(&late) == 0 && removal_max <= bound_ns,
