@@ -4,11 +4,12 @@
  * for the media unplug storm: vivid and vimc keep their state until the
  * last file is closed, so a video_unregister_device() that did not wait
  * for the file operations in progress would go unnoticed with them.  This
- * one relies on the wait: its remove() unregisters the video device and
- * then poisons and frees the state that its ioctls use.  Without the wait,
- * an ioctl sleeping in the driver wakes up on freed memory (KASAN reports
- * a slab-use-after-free; without KASAN the poisoned magic makes the ioctl
- * fail with EIO and log "v4l2-quick: state changed").
+ * one asks for the wait (V4L2_FL_UNREGISTER_WAITS) and relies on it: its
+ * remove() unregisters the video device and then poisons and frees the
+ * state that its ioctls use.  Without the wait, an ioctl sleeping in the
+ * driver wakes up on freed memory (KASAN reports a slab-use-after-free;
+ * without KASAN the poisoned magic makes the ioctl fail with EIO and log
+ * "v4l2-quick: state changed").
  *
  * The module registers the platform driver "v4l2-quick" and its one device
  * "v4l2-quick.0": unbind and bind it through
@@ -18,7 +19,7 @@
  *
  *	VIDIOC_QUERYCAP		card is the state's name, "v4l2-quick"
  *	V4L2_QUICK_IOC_SLEEP	_IOW('V', BASE_VIDIOC_PRIVATE + 0, __u32),
- *				0x400456c0 on every architecture: sleeps for
+ *				0x400456c0 on arm64 and x86: sleeps for
  *				the given number of milliseconds (at most
  *				QUICK_MAX_SLEEP_MS) inside the driver, reading
  *				the state before and after the sleep and
@@ -166,6 +167,8 @@ static int quick_probe(struct platform_device *pdev)
 	vdev->device_caps = V4L2_CAP_VIDEO_CAPTURE;
 	/* No lock: the ioctls run concurrently. */
 	vdev->lock = NULL;
+	/* video_unregister_device() waits for the file operations. */
+	set_bit(V4L2_FL_UNREGISTER_WAITS, &vdev->flags);
 	video_set_drvdata(vdev, q->state);
 
 	ret = video_register_device(vdev, VFL_TYPE_VIDEO, -1);
@@ -190,9 +193,10 @@ static void quick_remove(struct platform_device *pdev)
 	struct quick_state *s = q->state;
 
 	/*
-	 * Refuses new file operations and waits for those in progress: once
-	 * it returns, no ioctl of this driver runs on the device, and the
-	 * state can go at once although files are still open.
+	 * Refuses new file operations and, with V4L2_FL_UNREGISTER_WAITS,
+	 * waits for those in progress: once it returns, no ioctl of this
+	 * driver runs on the device, and the state can go at once although
+	 * files are still open.
 	 */
 	video_unregister_device(q->vdev);
 	WRITE_ONCE(s->magic, 0);
