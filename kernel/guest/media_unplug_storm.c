@@ -16,6 +16,17 @@
  * Capture" and "Raw Capture 1" at the DQBUF and poll() ones (drivers[]).
  * The main thread also holds an fd on every node, used after the unbind.
  *
+ * vivid and vimc keep what their file operations use until the last close,
+ * so they would not show an unbind that does not wait for the operations in
+ * progress.  With -q MODULE (v4l2_quick.ko, kernel/guest/modules/v4l2-quick),
+ * loaded unless it is already, a third device takes its turn after them:
+ * v4l2-quick.0, whose driver frees its state as soon as
+ * video_unregister_device() returns.  Three clients keep calling its
+ * V4L2_QUICK_IOC_SLEEP, which sleeps 20 to 100 ms inside the driver, and
+ * VIDIOC_QUERYCAP (w_sleep()), besides the ioctl and open/close loops: the
+ * unbind comes while they sleep in the driver, so one that does not wait
+ * for them lets them use freed memory (KASAN; without it, EIO).
+ *
  * Checks, for a bounded time:
  *  - a call that fails on a node does so after the unbind started, with
  *    ENODEV; poll() gives POLLERR | POLLHUP | POLLPRI; opening a removed
@@ -24,10 +35,13 @@
  *    unbind started, and the unbind itself completes within it;
  *  - buffers mapped before the unbind are still readable after it;
  *  - v4l2-ctl sees the removal and exits by itself (w_ctl());
+ *  - with -q, v4l2-quick.0 is unbound while clients sleep in its driver,
+ *    and their calls give ENODEV from then on;
  *  - kmemleak, if the kernel has it, reports nothing new at the end.
  * The console (KASAN, lockdep, WARNING, hung tasks) is judged by the caller.
  *
  * usage: media_unplug_storm [-t SECONDS] [-b BOUND_MS] [-c V4L2_CTL]
+ *                           [-q V4L2_QUICK_MODULE]
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -40,6 +54,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
@@ -51,10 +66,18 @@
 #define REQUEUE		2	/* buffers a client gives back, then no more */
 #define NTURNS		3	/* the nodes take turns at the roles */
 
-enum role { DQBUF, POLLER, READER, EVENTS, CTL, NROLES,
-	    HAMMER = NROLES, OPENCLOSE, NCLIENTS };
+/*
+ * v4l2-quick's private ioctl (kernel/guest/modules/v4l2-quick/v4l2_quick.c):
+ * sleep for the __u32 number of milliseconds (at most 200) in the driver.
+ */
+#define V4L2_QUICK_IOC_SLEEP	_IOW('V', BASE_VIDIOC_PRIVATE + 0, __u32)
+#define QUICK			"v4l2-quick"	/* its driver and node name */
+
+enum role { DQBUF, POLLER, READER, EVENTS, CTL, SLEEP0, SLEEP1, SLEEP2,
+	    NROLES, HAMMER = NROLES, OPENCLOSE, NCLIENTS };
 static const char *const role_name[NCLIENTS] = { "DQBUF sleeper",
 	"poll waiter", "read sleeper", "DQEVENT sleeper", "v4l2-ctl",
+	"v4l2-quick sleeper", "v4l2-quick sleeper", "v4l2-quick sleeper",
 	"ioctl hammer", "open/close loop" };
 
 struct gen;
@@ -95,7 +118,7 @@ struct client {
 	pid_t pid;		/* v4l2-ctl */
 };
 
-static const char *v4l2_ctl;
+static const char *v4l2_ctl, *quick_module;
 static atomic_llong frames, mapped, sigbus, ctl_runs, ctl_ok;
 static unsigned int seed = 1;
 static __thread sigjmp_buf *bus_env;
@@ -564,6 +587,43 @@ static void *w_ctl(void *arg)
 	return NULL;
 }
 
+/*
+ * v4l2-quick: V4L2_QUICK_IOC_SLEEP for 20 to 100 ms, then VIDIOC_QUERYCAP,
+ * in a loop until the unbind.  The driver frees the state that both use as
+ * soon as video_unregister_device() returns, so the unbind must wait for
+ * the sleep in progress: it returns 0, and the next call gives ENODEV.  A
+ * sleep that returned with the unbind started was in the driver when it
+ * came: such a client counts as a blocked caller woken by the unbind.
+ */
+static void *w_sleep(void *arg)
+{
+	struct client *c = arg;
+	struct gen *g = c->g;
+	unsigned int s = (unsigned int)now_ns() + c->role;
+	int fd = open_node(g, c->node, 0), armed = 0, inside = 0;
+	struct v4l2_capability cap;
+	__u32 ms;
+
+	while (fd >= 0) {
+		ms = 20 + rand_r(&s) % 81;
+		arm(g, &armed);
+		if (failed(g, ioctl(fd, V4L2_QUICK_IOC_SLEEP, &ms),
+			   "V4L2_QUICK_IOC_SLEEP"))
+			break;
+		inside |= atomic_load(&g->gone);
+		memset(&cap, 0, sizeof(cap));
+		if (failed(g, ioctl(fd, VIDIOC_QUERYCAP, &cap), "VIDIOC_QUERYCAP"))
+			break;
+		if (strcmp((const char *)cap.card, QUICK))
+			complain("VIDIOC_QUERYCAP", "v4l2-quick's card name changed", 0);
+	}
+	woke(g, inside);
+	arm(g, &armed);
+	if (fd >= 0)
+		close_node(fd);
+	return NULL;
+}
+
 static int read_attr(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -741,7 +801,7 @@ static int is_bound(struct drv *d)
 static int incarnation(struct drv *d)
 {
 	void *(*const fn[NCLIENTS])(void *) = { w_stream, w_stream, w_read,
-		w_event, w_ctl, w_hammer, w_openclose };
+		w_event, w_ctl, w_sleep, w_sleep, w_sleep, w_hammer, w_openclose };
 	struct gen *g = calloc(1, sizeof(*g));
 	struct client c[NCLIENTS];
 	int nc = 0, nblock = 0, ret, stuck = 0, turn;
@@ -757,7 +817,8 @@ static int incarnation(struct drv *d)
 		complain("bind", d->dev, ret ? -ret : ENOENT);
 		return -1;
 	}
-	d->setup(g);
+	if (d->setup)
+		d->setup(g);
 	for (int r = 0; r < NCLIENTS; r++) {
 		const char *name = r < NROLES ? d->role[r][turn] : NULL;
 
@@ -828,9 +889,53 @@ static struct drv drivers[] = {
 		[DQBUF] = { "RGB/YUV Capture", "Raw Capture 1", "RGB/YUV Capture" },
 		[POLLER] = { "Raw Capture 1", "RGB/YUV Capture", "Raw Capture 1" },
 		[EVENTS] = { "Sensor A", "Sensor B", "Sensor A" } } },
+	/* Last: only with -q. */
+	{ .name = QUICK, .dev = QUICK ".0", .role = {
+		[SLEEP0] = { QUICK, QUICK, QUICK },
+		[SLEEP1] = { QUICK, QUICK, QUICK },
+		[SLEEP2] = { QUICK, QUICK, QUICK } } },
 };
 
 #define NDRV	ARRAY_SIZE(drivers)
+#define QUICK_DRV	(&drivers[NDRV - 1])
+
+/*
+ * storm_start() takes one option of the storm's own (-c): take -q MODULE
+ * out of @argv before it.  Returns the new argc.
+ */
+static int take_quick_opt(int argc, char **argv)
+{
+	int j = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			while (i < argc)
+				argv[j++] = argv[i++];
+			break;
+		}
+		if (!strcmp(argv[i], "-q") && i + 1 < argc)
+			quick_module = argv[++i];
+		else if (!strncmp(argv[i], "-q", 2) && argv[i][2])
+			quick_module = argv[i] + 2;
+		else
+			argv[j++] = argv[i];
+	}
+	argv[j] = NULL;
+	return j;
+}
+
+/* Load v4l2_quick.ko unless its driver is there already. */
+static void load_quick(void)
+{
+	int fd;
+
+	if (!access(PLAT "/drivers/" QUICK, F_OK))
+		return;
+	fd = open(quick_module, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+		ksft_exit_fail_msg("loading %s: %s\n", quick_module, strerror(errno));
+	close(fd);
+}
 
 int main(int argc, char **argv)
 {
@@ -838,12 +943,18 @@ int main(int argc, char **argv)
 	char path[96];
 	long long end;
 	int leak, used = 1, ret;
+	unsigned int ndrv;
 
-	end = storm_start(argc, argv, 'c', &v4l2_ctl, "[-c V4L2_CTL]");
-	ksft_set_plan(6);
+	argc = take_quick_opt(argc, argv);
+	end = storm_start(argc, argv, 'c', &v4l2_ctl,
+			  "[-c V4L2_CTL] [-q V4L2_QUICK_MODULE]");
+	ksft_set_plan(7);
 	signal(SIGPIPE, SIG_IGN);
 	sigaction(SIGBUS, &sa, NULL);
-	for (unsigned int i = 0; i < NDRV; i++) {
+	ndrv = quick_module ? NDRV : NDRV - 1;
+	if (quick_module)
+		load_quick();
+	for (unsigned int i = 0; i < ndrv; i++) {
 		snprintf(path, sizeof(path), PLAT "/devices/%s", drivers[i].dev);
 		if (access(path, F_OK))
 			ksft_exit_skip("%s: %s (modules vivid and vimc loaded?)\n",
@@ -854,12 +965,12 @@ int main(int argc, char **argv)
 	}
 	leak = kmemleak_report(1);
 
-	for (unsigned int k = 0; k < NDRV || now_ns() < end; k++)
-		if (incarnation(&drivers[k % NDRV]))
+	for (unsigned int k = 0; k < ndrv || now_ns() < end; k++)
+		if (incarnation(&drivers[k % ndrv]))
 			break;
 
 	/* Leave the devices bound, as init left them. */
-	for (unsigned int i = 0; i < NDRV && !atomic_load(&late); i++) {
+	for (unsigned int i = 0; i < ndrv && !atomic_load(&late); i++) {
 		ret = is_bound(&drivers[i]) ? 0 : sysfs_bind(&drivers[i], "bind");
 		if (ret)
 			complain("bind after the storm", drivers[i].dev, -ret);
@@ -868,13 +979,15 @@ int main(int argc, char **argv)
 		       atomic_load(&calls), atomic_load(&removals),
 		       atomic_load(&gone_calls), atomic_load(&frames),
 		       atomic_load(&events), atomic_load(&mapped));
-	for (struct drv *d = drivers; d < drivers + NDRV; d++) {
+	for (struct drv *d = drivers; d < drivers + ndrv; d++) {
 		ksft_print_msg("%s: %d unbinds, %d blocked callers woken by one\n",
 			       d->dev, atomic_load(&d->unbinds),
 			       atomic_load(&d->woken));
 		storm_print_longest(d->dev, "driver unbind", d->unbind,
 				    atomic_load(&d->latency));
-		used &= atomic_load(&d->unbinds) > 0 && atomic_load(&d->woken) > 0;
+		if (d != QUICK_DRV)
+			used &= atomic_load(&d->unbinds) > 0 &&
+				atomic_load(&d->woken) > 0;
 	}
 	storm_results("media_storm_devices_unbound_under_use",
 		      used && atomic_load(&gone_calls) > 0,
@@ -887,5 +1000,11 @@ int main(int argc, char **argv)
 		ksft_test_result(atomic_load(&ctl_runs) > 0 &&
 				 atomic_load(&ctl_ok) == atomic_load(&ctl_runs),
 				 "media_storm_v4l2_ctl_sees_removal\n");
+	if (!quick_module)
+		ksft_test_result_skip("media_storm_v4l2_quick_unbound_in_ioctls (no v4l2-quick module given)\n");
+	else
+		ksft_test_result(atomic_load(&QUICK_DRV->unbinds) > 0 &&
+				 atomic_load(&QUICK_DRV->woken) > 0,
+				 "media_storm_v4l2_quick_unbound_in_ioctls\n");
 	ksft_finished();
 }
