@@ -12,7 +12,8 @@
  * was made to fail, anything else that the cycle ended before making an
  * Nth one; that run is the last, and must have succeeded completely.
  * Only one call fails per run: once the fault is spent, the rest of the
- * cycle, its teardown included, runs without faults.  After each run,
+ * cycle, its teardown included, runs without faults.  Waits for devtmpfs
+ * to create a node are not counted (their polls depend on timing).  After each run,
  * without faults, the scenario's state is checked (nothing left
  * published, no device left behind, no line left requested) and cleaned
  * up if a failed teardown step legitimately left something.
@@ -134,11 +135,6 @@ static unsigned int nth_left(void)
 	return strtoul(buf, NULL, 10);
 }
 
-static int injected(void)
-{
-	return nth_left() == 0;
-}
-
 /* Stop counting; returns what was left, 0 when the fault was injected. */
 static unsigned int disarm(void)
 {
@@ -147,6 +143,21 @@ static unsigned int disarm(void)
 	if (write(nth_fd, "0", 1) != 1)
 		ksft_exit_fail_msg("writing %s: %s\n", FAIL_NTH, strerror(errno));
 	return left;
+}
+
+/*
+ * Around a wait whose polls would be counted (and their number depends
+ * on timing): stop counting, then go on from where the count was.
+ */
+static unsigned int nth_pause(void)
+{
+	return disarm();
+}
+
+static void nth_resume(unsigned int left)
+{
+	if (left)
+		arm(left);
 }
 
 /* ----- files ------------------------------------------------------------- */
@@ -202,20 +213,25 @@ static void sleep_ms(unsigned int ms)
 /*
  * devtmpfs creates a device's node asynchronously, and not at all when
  * the allocation of its request fails (device_add() goes on without it).
- * Wait for @path: up to 5 s, or 1 s once the armed fault was injected.
- * 0, or -1 with errno ENOENT.
+ * Wait for @path, not counted by fail-nth: up to 5 s, or 1 s once the
+ * armed fault was injected (or none is armed).  0, or -1 with errno
+ * ENOENT.
  */
 static int node_wait(const char *path)
 {
-	int i, bound = injected() ? 100 : 500;
+	unsigned int left = nth_pause();
+	int i, bound = left ? 500 : 100, ret = -1;
 
-	for (i = 0; i < bound; i++) {
+	for (i = 0; i < bound && ret; i++) {
 		if (access(path, F_OK) == 0)
-			return 0;
-		sleep_ms(10);
+			ret = 0;
+		else
+			sleep_ms(10);
 	}
-	errno = ENOENT;
-	return -1;
+	nth_resume(left);
+	if (ret)
+		errno = ENOENT;
+	return ret;
 }
 
 /* Whether a name in @dir starts with @prefix (-1: @dir unreadable). */
