@@ -33,6 +33,7 @@
 #include <linux/debug_locks.h>
 #include <linux/err.h>
 #include <linux/errno.h>
+#include <linux/error-injection.h>
 #include <linux/export.h>
 #include <linux/irqflags.h>
 #include <linux/jiffies.h>
@@ -176,6 +177,11 @@ struct revocable_domain *revocable_domain_alloc(const char *name)
 	return dom;
 }
 EXPORT_SYMBOL_GPL(revocable_domain_alloc);
+/*
+ * The allocators change nothing before they can fail, so fail_function may
+ * make them return their failure without running them.
+ */
+ALLOW_ERROR_INJECTION(revocable_domain_alloc, NULL);
 
 int revocable_domain_barrier(struct revocable_domain *dom)
 {
@@ -292,12 +298,14 @@ revocable_provider_alloc_in(struct revocable_domain *dom, void *res)
 	return RCU_INITIALIZER(rp);
 }
 EXPORT_SYMBOL_GPL(revocable_provider_alloc_in);
+ALLOW_ERROR_INJECTION(revocable_provider_alloc_in, NULL);
 
 struct revocable_provider __rcu *revocable_provider_alloc(void *res)
 {
 	return revocable_provider_alloc_in(&revocable_default, res);
 }
 EXPORT_SYMBOL_GPL(revocable_provider_alloc);
+ALLOW_ERROR_INJECTION(revocable_provider_alloc, NULL);
 
 struct revocable_provider *
 revocable_provider_get_rcu(struct revocable_provider __rcu *const *rpp)

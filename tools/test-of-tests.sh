@@ -23,8 +23,16 @@
 #         grace period returns without waiting for the readers; the core's
 #         KUnit suite, the kselftests or the storms must catch it (what
 #         they cannot see, the memory ordering, model/kernel.pml checks)
+#   faults: not a missing wait but a broken error path:
+#         revocable_fops_create() leaks its domain (and the domain's SRCU
+#         per-CPU counters) when the provider's allocation fails; the
+#         kernel-qemu-faults flow's fault sweep must catch it (kmemleak at
+#         its end: fail-nth reaches that allocation in the fops device's
+#         and the uinput device's cycles, fail_function through
+#         revocable_provider_alloc_in()).  Only a failure inside the
+#         fault-sweep step counts as caught
 #
-# usage: tools/test-of-tests.sh gpio|fops|fops-6.1|readside|media [BUILD_KERNEL_DIR]
+# usage: tools/test-of-tests.sh gpio|fops|fops-6.1|readside|media|faults [BUILD_KERNEL_DIR]
 #        (default build/kernel, build/kernel-6.1 for fops-6.1)
 # Prints the flow's output, then "test-of-tests: caught" (exit 0) or
 # "test-of-tests: NOT caught" (exit 1).  The next normal kernel-qemu run
@@ -37,6 +45,8 @@ flow=qemu
 kdefault=$repo/build/kernel
 console=console.log
 storms='gpio|evdev'
+# The step a failure must be in to count (media, faults), or any.
+step=
 case $what in
 *-6.1)
 	flow=qemu-6.1
@@ -47,6 +57,12 @@ media)
 	flow=qemu-media
 	console='console-media.log'
 	storms=media
+	step=media-storm
+	;;
+faults)
+	flow=qemu-faults
+	console='console-faults.log'
+	step=fault-sweep
 	;;
 esac
 kdir=$(realpath -m "${2:-$kdefault}")
@@ -70,8 +86,14 @@ qemu:fops | qemu-6.1:fops | qemu-media:media)
 	sed -i 's|^\tunsigned long unlocks, delay = 1;$|&\n\n\treturn;\t/* test of the tests */|' "$p"
 	new='^	return;	/\* test of the tests \*/$'
 	;;
+qemu-faults:faults)
+	# The revocable_domain_free() of the failure path (after "nomem:").
+	p=$scratch/kernel/upstream/drivers/base/revocable_fops.c
+	sed -i '/^nomem:$/,/^}$/s|^\trevocable_domain_free(rfo->dom);$|\t/* test of the tests: the domain leaks */|' "$p"
+	new='^	/\* test of the tests: the domain leaks \*/$'
+	;;
 *)
-	echo "usage: $0 gpio|fops|fops-6.1|readside|media [BUILD_KERNEL_DIR]" >&2
+	echo "usage: $0 gpio|fops|fops-6.1|readside|media|faults [BUILD_KERNEL_DIR]" >&2
 	exit 2
 	;;
 esac
@@ -87,20 +109,21 @@ SERIES_CHECK=0 MEDIA_STOCK=0 "$scratch/kernel/harness/kernel.sh" "$flow" "$scrat
 	rc=$?
 echo "flow exit status $rc after $(($(date +%s) - t0)) s"
 log=$kdir/$console
-grep -E 'BUG: KASAN|unexpected: |not ok|still blocked|storm_' "$log" | head -n 20 || true
+grep -E 'BUG: KASAN|unexpected: |not ok|still blocked|storm_|: point [0-9]+: |unreferenced object' \
+	"$log" | head -n 20 || true
 # How long the storm ran before the first report (gpio), or when it came.
 awk -v re="INIT: step ($storms)-storm begin at uptime" '$0 ~ re && !t0 { t0 = $NF }
      /^\[.*BUG: KASAN/ && t0 && !done { gsub(/[][]/, ""); done = 1;
 	printf "first failure %.1f s into the storm\n", $1 - t0 }' "$log"
 grep -m1 -E '^\[ *[0-9.]+\] BUG: KASAN' "$log" | sed 's/^/first report: /' || true
-# media: the failure must be the media storm's own (from its step's begin
-# to its end, or to the end of the log if the kernel died in it).
-if [ "$what" = media ] && [ $rc != 0 ] &&
-	! awk '/INIT: step media-storm begin/ { on = 1 }
+# media, faults: the failure must be the step's own (from its begin to its
+# end, or to the end of the log if the kernel died in it).
+if [ -n "$step" ] && [ $rc != 0 ] &&
+	! awk -v s="$step" '$0 ~ "INIT: step " s " begin" { on = 1 }
 	       on && /BUG: |Oops|not ok [0-9]/ { found = 1 }
-	       /INIT: step media-storm end/ { on = 0 }
+	       $0 ~ "INIT: step " s " end" { on = 0 }
 	       END { exit !found }' "$log"; then
-	echo "the flow failed, but not in the media-storm step"
+	echo "the flow failed, but not in the $step step"
 	rc=0
 fi
 if [ $rc != 0 ]; then

@@ -4,7 +4,7 @@
 # The kernel flow behind "ninja -C build kernel-patches" and
 # "ninja -C build kernel-qemu".
 #
-# usage: kernel.sh patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-media|bench|bench-gpio|bench-evdev REPO KDIR
+# usage: kernel.sh patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev REPO KDIR
 #        kernel.sh patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR
 #   REPO  this project's checkout
 #   KDIR  working directory in the build dir (never in the repo), one per
@@ -17,7 +17,8 @@
 #                   "patches" fails when it differs from kernel/series*/,
 #                   "series-update" copies it there
 #         out/      the arm64 test build (O=); out-kcsan/ the KCSAN one,
-#                   out-bench/ the benchmark one
+#                   out-faults/ the fault-injection one, out-bench/ the
+#                   benchmark one
 #         console.log, initramfs/ ...
 #
 # Environment: QEMU_TIMEOUT (seconds, default 900), JOBS (default nproc),
@@ -762,6 +763,17 @@ qemu-kcsan)
 	log=$kdir/console-kcsan.log
 	test_run
 	;;
+qemu-faults)
+	# The kernel-qemu kernel with fault injection (revocable-faults.config):
+	# the same plan, and its fault-sweep step, which only this run has.
+	out=$kdir/out-faults
+	configs=("$cfgdir/qemu.config" "$cfgdir/revocable.config"
+		"$cfgdir/revocable-conv.config" "$cfgdir/revocable-faults.config")
+	log=$kdir/console-faults.log
+	# The sweep runs every life cycle once per allocation it makes.
+	export QEMU_TIMEOUT=${QEMU_TIMEOUT:-2700}
+	test_run
+	;;
 bench-gpio)
 	bench_conv gpio
 	;;
@@ -794,7 +806,7 @@ bench)
 	python3 "$repo/kernel/harness/parse_bench.py" "$kdir"/bench/boot-*.log "$kdir/bench.json"
 	;;
 *)
-	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-media|bench|bench-gpio|bench-evdev|bench-media|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
+	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev|bench-media|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
 	exit 2
 	;;
 esac

@@ -6,6 +6,7 @@
 #include <linux/bug.h>
 #include <linux/device.h>
 #include <linux/errno.h>
+#include <linux/error-injection.h>
 #include <linux/export.h>
 #include <linux/rcupdate.h>
 #include <linux/revocable.h>
@@ -67,6 +68,7 @@ int devm_revocable_provider_alloc(struct device *dev,
 	return devm_add_action_or_reset(dev, devm_revocable_revoke, rpp);
 }
 EXPORT_SYMBOL_GPL(devm_revocable_provider_alloc);
+ALLOW_ERROR_INJECTION(devm_revocable_provider_alloc, ERRNO);
 
 /*
  * revocable_access_bound() with CONFIG_REVOCABLE_DEBUG: the same load,

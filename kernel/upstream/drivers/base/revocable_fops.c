@@ -21,6 +21,7 @@
  * driver's own file and that call it directly.  Both read only the head
  * of the object (struct __revocable_fops_head, in the header).
  */
+#include <linux/error-injection.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -709,6 +710,7 @@ nomem:
 	return ERR_PTR(-ENOMEM);
 }
 EXPORT_SYMBOL_GPL(revocable_fops_create);
+ALLOW_ERROR_INJECTION(revocable_fops_create, ERRNO);
 
 /**
  * revocable_fops_ops() - the file operations to register

@@ -48,6 +48,7 @@
  * synchronize_rcu(); they run with bottom halves disabled, as SRCU's do.
  */
 #include <linux/bug.h>
+#include <linux/error-injection.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
@@ -171,6 +172,7 @@ int __revocable_srcu_init(struct revocable_srcu *ssp, const char *name,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(__revocable_srcu_init);
+ALLOW_ERROR_INJECTION(__revocable_srcu_init, ERRNO);
 
 /**
  * revocable_srcu_cleanup() - tear down a domain's read side
