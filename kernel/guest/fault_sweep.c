@@ -806,6 +806,46 @@ static double seconds_since(const struct timespec *t0)
 	return t.tv_sec - t0->tv_sec + (t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* failslab's and fail_page_alloc's verbose, for both. */
+static void set_verbose(unsigned int v)
+{
+	char val[8];
+
+	snprintf(val, sizeof(val), "%u", v);
+	knob(DEBUGFS "/failslab/verbose", val);
+	knob(DEBUGFS "/fail_page_alloc/verbose", val);
+}
+
+/*
+ * Run point @n of @s once more with the injected failure's stack on the
+ * console, so that an unexpected outcome names the allocation that caused
+ * it.  The points of a sweep are not exactly repeatable (other work of the
+ * kernel allocates in the task now and then), so the console says which
+ * run it was, and what the re-run gave.
+ */
+static void rerun_loud(const struct scenario *s, unsigned int n)
+{
+	struct outcome o = { 0 };
+	const char *msg;
+
+	if (verbose >= 2)
+		return;
+	ksft_print_msg("%s: point %u again, with the stack of the injected failure:\n",
+		       s->name, n);
+	set_verbose(2);
+	arm(n);
+	s->run(&o);
+	disarm();
+	set_verbose(verbose);
+	ksft_print_msg("%s: point %u again: %s%s%s\n", s->name, n,
+		       o.err ? o.step : "no error",
+		       o.err ? ": " : "", o.err ? strerror(o.err) : "");
+	msg = s->check();
+	if (msg)
+		ksft_print_msg("%s: point %u again: inconsistent afterwards: %s\n",
+			       s->name, n, msg);
+}
+
 /* A problem of the sweep of @s at point @n: the first five are printed. */
 static void problem(const struct scenario *s, unsigned int n, unsigned int *bad,
 		    const char *what, const char *detail)
@@ -818,6 +858,7 @@ static void problem(const struct scenario *s, unsigned int n, unsigned int *bad,
 static void sweep(const struct scenario *s)
 {
 	unsigned int n, points = 0, bad = 0, errors = 0, absorbed = 0, ntab = 0, i;
+	unsigned int reported = 0;
 	struct surfaced tab[MAX_NOTES];
 	struct timespec t0;
 	const char *msg;
@@ -858,6 +899,9 @@ static void sweep(const struct scenario *s)
 		msg = s->check();
 		if (msg)
 			problem(s, n, &bad, "inconsistent afterwards", msg);
+		if (bad > reported && bad <= 5)
+			rerun_loud(s, n);
+		reported = bad;
 		if (!done && n % 500 == 0)
 			ksft_print_msg("%s: %u points so far (%.0f s)\n", s->name, n,
 				       seconds_since(&t0));
