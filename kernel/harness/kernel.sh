@@ -528,6 +528,12 @@ boot() {
 	[ $rc = 0 ] || qemu_failed
 }
 
+# patches_from NAME: how many patches of the series, from the one whose
+# file name (after its number) starts with NAME to the last.
+patches_from() {
+	sed -n "/^[0-9]*-$1/,\$p" "$series" | grep -c '\.patch' || true
+}
+
 # bench_conv gpio|evdev|media: "ninja -C build kernel-bench-gpio",
 # "kernel-bench-evdev" and "kernel-bench-media".  Kernels from the same
 # series and config: stock (the series without the conversion's patch, so
@@ -564,26 +570,23 @@ bench_conv() {
 	case $kind in
 	gpio)
 		# Everything from the gpiolib conversion on.
-		back=$(sed -n '/^[0-9]*-gpiolib-protect-the-chip/,$p' "$series" |
-			grep -c '\.patch')
+		back=$(patches_from gpiolib-protect-the-chip)
 		variants+=(shared unprotected)
 		;;
 	evdev)
 		# Everything from the evdev conversion on (the V4L2 patches
 		# after it touch nothing the evdev kernel builds).
-		back=$(sed -n '/^[0-9]*-Input-evdev-run-the-file/,$p' "$series" |
-			grep -c '\.patch')
+		back=$(patches_from Input-evdev-run-the-file)
 		[ "${EVDEV_NOACCESS:-0}" = 0 ] || variants+=(noaccess)
 		;;
 	media)
 		# Everything from the V4L2 conversion on (the core's patch and
 		# the drivers' opt-in to its wait).
-		back=$(sed -n '/^[0-9]*-media-v4l2-dev-run-the-file/,$p' "$series" |
-			grep -c '\.patch')
-		[ "$back" -gt 0 ] || die "the series has no V4L2 conversion"
+		back=$(patches_from media-v4l2-dev-run-the-file)
 		ob=$kdir/out-bench-media
 		;;
 	esac
+	[ "$back" -gt 0 ] || die "the series has no $kind conversion"
 	# Resolved once: src may be re-applied by another run meanwhile.
 	conv=$(git -C "$kdir/src" rev-parse HEAD)
 	stock=$(git -C "$kdir/src" rev-parse HEAD~"$back")
