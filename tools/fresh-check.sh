@@ -13,7 +13,7 @@
 #      build and the demo, then meson test;
 #   2. the lines of .ci/commands that the quick start did not already run,
 #      up to and including "ninja -C build kernel-qemu" (the KCSAN run is
-#      left out);
+#      left out), then CI's "ninja -C build kernel-qemu-faults";
 #   3. "ninja -C build kernel-qemu-6.1" and "ninja -C build
 #      kernel-qemu-media", which CI leaves out for time.
 # Nothing installed on this machine by hand can leak in: the chroot sees
@@ -29,8 +29,8 @@
 # SECURITY_MIRROR (default http://deb.debian.org/debian-security).
 #
 # Run it, as root, after any change to .ci/packages, the dependencies, the
-# quick start or the QEMU flow.  It takes 45-75 minutes on 2 cores (two cold kernel builds
-# and the valgrind and sanitizer suites).  The last line is
+# quick start or the QEMU flow.  It takes 50-80 minutes on 2 cores (cold
+# kernel builds and the valgrind and sanitizer suites).  The last line is
 # "N passed, N failed" over the stages.
 set -euo pipefail
 
@@ -119,6 +119,10 @@ for c in "${cmds[@]}"; do
 done
 [ "${stages[-1]}" = 'ninja -C build kernel-qemu' ] ||
 	{ echo "fresh-check: .ci/commands has no 'ninja -C build kernel-qemu' line" >&2; exit 1; }
+# The fault sweep: a third kernel configuration, on the same install.
+grep -qxF 'ninja -C build kernel-qemu-faults' "$repo/.ci/commands" ||
+	{ echo "fresh-check: .ci/commands has no 'ninja -C build kernel-qemu-faults' line" >&2; exit 1; }
+stages+=('ninja -C build kernel-qemu-faults')
 # Debian 12's own kernel: too long for CI, but a new user of that target
 # needs the same install to be enough.
 stages+=('ninja -C build kernel-qemu-6.1')
