@@ -65,9 +65,9 @@
 #include <unistd.h>
 
 #include "kselftest.h"
+#include "kmemleak.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
-#define KMEMLEAK	DEBUGFS "/kmemleak"
 #define FAIL_NTH	"/proc/thread-self/fail-nth"
 #define FEI		DEBUGFS "/fail_function"
 
@@ -1090,33 +1090,6 @@ static void prefault(void)
 		closedir(d);
 	if (mlockall(MCL_CURRENT))
 		ksft_print_msg("mlockall: %s (going on)\n", strerror(errno));
-}
-
-/* 1 when kmemleak reports something (printed), 0 when not, -1 without it. */
-static int kmemleak_report(int clear)
-{
-	char buf[4096];
-	ssize_t n, total = 0;
-	int fd;
-
-	if (access(KMEMLEAK, F_OK))
-		return -1;
-	if (clear)
-		return put(KMEMLEAK, "clear") ? -1 : 0;
-	/* Objects are reported once they are old enough and still unreferenced. */
-	sleep(6);
-	put(KMEMLEAK, "scan");
-	put(KMEMLEAK, "scan");
-	fd = open(KMEMLEAK, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
-		buf[n] = 0;
-		fputs(buf, stdout);
-		total += n;
-	}
-	close(fd);
-	return total > 0;
 }
 
 static_assert(ARRAY_SIZE(scenarios) + ARRAY_SIZE(fei_cases) + 1 == PLAN,

@@ -3,7 +3,8 @@
  * What the unplug storms (kernel/guest/gpio_unplug_storm.c,
  * kernel/guest/evdev_unplug_storm.c and kernel/guest/media_unplug_storm.c)
  * share: their counters, the check that a call failing on a removed device
- * gives the documented error within the bound, and kmemleak.  Included
+ * gives the documented error within the bound, and kmemleak (kmemleak.h,
+ * which the fault sweep includes too).  Included
  * once by each program.
  */
 #ifndef STORM_H
@@ -19,8 +20,7 @@
 #include <unistd.h>
 
 #include "kselftest.h"
-
-#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
+#include "kmemleak.h"
 
 static atomic_llong calls, gone_calls, events, removals, bad, late;
 static atomic_llong max_latency_ns;
@@ -73,43 +73,6 @@ static int storm_gone(atomic_int *gone, atomic_llong *gone_ns,
 	return 1;
 }
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, strlen(val)) < 0 ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-/* 1 when kmemleak reports something (printed), 0 when not, -1 without it. */
-static int kmemleak_report(int clear)
-{
-	char buf[4096];
-	ssize_t n, total = 0;
-	int fd;
-
-	if (access(KMEMLEAK, F_OK))
-		return -1;
-	if (clear)
-		return write_file(KMEMLEAK, "clear");
-	/* Objects are reported once they are old enough and still unreferenced. */
-	sleep(6);
-	write_file(KMEMLEAK, "scan");
-	write_file(KMEMLEAK, "scan");
-	fd = open(KMEMLEAK, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
-		buf[n] = 0;
-		fputs(buf, stdout);
-		total += n;
-	}
-	close(fd);
-	return total > 0;
-}
 
 /*
  * The options every storm takes, -t SECONDS (how long it runs, default 5)
