@@ -4,8 +4,7 @@
  * kernel/guest/evdev_unplug_storm.c and kernel/guest/media_unplug_storm.c)
  * share: their counters, the check that a call failing on a removed device
  * gives the documented error within the bound, and kmemleak (kmemleak.h,
- * which the fault sweep includes too).  Included
- * once by each program.
+ * which the fault sweep includes too).  Included once by each program.
  */
 #ifndef STORM_H
 #define STORM_H
