@@ -282,6 +282,23 @@ static __printf(2, 3) void broken(struct outcome *o, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Wait up to 2 s for an event on @fd, which @after should have caused:
+ * 1 when there is one to read; 0 (recorded in @o) when poll() failed or
+ * nothing came.
+ */
+static int readable(struct outcome *o, int fd, const char *after)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, 2000);
+
+	if (failed(o, "poll", n))
+		return 0;
+	if (!n)
+		broken(o, "nothing to read within 2 s of %s", after);
+	return n > 0;
+}
+
 /* ----- the revocable kselftest's driver: provider, consumers, revoke ----- */
 
 /*
@@ -556,8 +573,7 @@ static void run_lines(struct outcome *o)
 	struct gpio_v2_line_request req;
 	struct gpioevent_request ereq;
 	struct gpio_v2_line_event ev;
-	int cfd, lfd = -1, efd = -1, pulled = 0, n;
-	struct pollfd p;
+	int cfd, lfd = -1, efd = -1, pulled = 0;
 
 	cfd = open(line_node, O_RDWR | O_CLOEXEC);
 	if (failed(o, "open", cfd))
@@ -573,14 +589,8 @@ static void run_lines(struct outcome *o)
 	if (failed(o, "pull-up", put(line_pull, "pull-up")))
 		goto out;
 	pulled = 1;
-	p = (struct pollfd){ .fd = lfd, .events = POLLIN };
-	n = poll(&p, 1, 2000);
-	if (failed(o, "poll", n))
+	if (!readable(o, lfd, "the pull-up"))
 		goto out;
-	if (!n) {
-		broken(o, "no edge event within 2 s of the pull-up");
-		goto out;
-	}
 	if (failed(o, "read event", read(lfd, &ev, sizeof(ev))))
 		goto out;
 	if (ev.id != GPIO_V2_LINE_EVENT_RISING_EDGE || ev.offset != 2)
@@ -646,7 +656,6 @@ static void run_uinput(struct outcome *o)
 	int ufd, efd = -1, created = 0, n;
 	struct input_event in[4];
 	struct dirent *de;
-	struct pollfd p;
 	DIR *d;
 
 	ufd = open("/dev/uinput", O_RDWR | O_CLOEXEC);
@@ -689,14 +698,8 @@ static void run_uinput(struct outcome *o)
 		broken(o, "EVIOCGNAME gave \"%s\"", name);
 	if (failed(o, "write event", write(ufd, ev, sizeof(ev))))
 		goto out;
-	p = (struct pollfd){ .fd = efd, .events = POLLIN };
-	n = poll(&p, 1, 2000);
-	if (failed(o, "poll", n))
+	if (!readable(o, efd, "its injection"))
 		goto out;
-	if (!n) {
-		broken(o, "no event within 2 s of its injection");
-		goto out;
-	}
 	n = read(efd, in, sizeof(in));
 	if (failed(o, "read event", n))
 		goto out;
