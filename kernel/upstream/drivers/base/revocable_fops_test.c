@@ -493,6 +493,8 @@ static void rfo_test_revoke_begin(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, revocable_fops_revoked(t->rfo));
 	KUNIT_EXPECT_EQ(test, c.f->f_op->unlocked_ioctl(c.f, 1, 0), -ENODEV);
 	KUNIT_EXPECT_EQ(test, revocable_fops_revoke_begin(t->rfo), 0);
+	/* A second begin does not cancel again. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->cancels), 1);
 	if (rfo_direct(test)) {
 		/* (Either form:) the owner's put finishes the wait, silently. */
 		KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&c.done,
