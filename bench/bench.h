@@ -12,6 +12,8 @@ void peer_urcu_thread_exit(void);
 uint64_t peer_urcu_read_loop(uint64_t iters);
 uint64_t peer_urcu_read_loop_outline(uint64_t iters);
 void peer_urcu_synchronize(void);
+void peer_urcu_life(void);
+void peer_urcu_churn(int n);
 
 /* revocable-bench.c: the owner's slot and a consumer reference */
 extern struct revocable_provider *bench_slot;

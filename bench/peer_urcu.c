@@ -6,6 +6,7 @@
  */
 #define _LGPL_SOURCE
 #include <stdint.h>
+#include <stdlib.h>
 #include <urcu/urcu-memb.h>
 
 #include "bench.h"
@@ -26,4 +27,54 @@ void peer_urcu_thread_exit(void)
 void peer_urcu_synchronize(void)
 {
 	urcu_memb_synchronize_rcu();
+}
+
+/*
+ * The lifecycle peers: an object's life as a liburcu program lives it,
+ * allocated, published, read once, unpublished, and freed by call_rcu()
+ * (peer_urcu_life(): one, waited for with synchronize_rcu() as a revoke
+ * waits; peer_urcu_churn(): @n, then rcu_barrier(), as a pool tears down).
+ */
+struct peer_obj {
+	struct rcu_head rcu;
+	int v;
+};
+
+static struct peer_obj *peer_slot;
+
+static void peer_obj_free(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct peer_obj, rcu));
+}
+
+static struct peer_obj *peer_publish(void)
+{
+	struct peer_obj *o = malloc(sizeof(*o)), *p;
+
+	if (!o)
+		abort();
+	o->v = 1;
+	rcu_assign_pointer(peer_slot, o);
+	urcu_memb_read_lock();
+	p = rcu_dereference(peer_slot);
+	if (p && p->v != 1)
+		abort();
+	urcu_memb_read_unlock();
+	rcu_assign_pointer(peer_slot, NULL);
+	return o;
+}
+
+void peer_urcu_life(void)
+{
+	struct peer_obj *o = peer_publish();
+
+	urcu_memb_synchronize_rcu();
+	urcu_memb_call_rcu(&o->rcu, peer_obj_free);
+}
+
+void peer_urcu_churn(int n)
+{
+	for (int i = 0; i < n; i++)
+		urcu_memb_call_rcu(&peer_publish()->rcu, peer_obj_free);
+	urcu_memb_barrier();
 }

@@ -442,6 +442,125 @@ static void bench_revoke(bool quick)
 	free(v);
 }
 
+/* One device's life with a domain of its own, as a subsystem lives it. */
+static void device_life(void)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("life");
+	struct revocable_provider __rcu *owner;
+	struct revocable_provider *consumer;
+	struct revocable acc;
+
+	owner = revocable_provider_alloc_in(dom, &target);
+	consumer = revocable_provider_get_rcu(&owner);
+	if (!dom || !consumer || revocable_access(consumer, &acc) != &target)
+		abort();
+	revocable_withdraw_access(&acc);
+	revocable_revoke(&owner);
+	revocable_provider_put(consumer);
+	if (revocable_domain_free(dom))
+		abort();
+}
+
+/* @n providers in a row, each revoked asynchronously, then the barrier. */
+static void provider_churn(struct revocable_domain *dom, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct revocable_provider __rcu *rp =
+			revocable_provider_alloc_in(dom, &target);
+
+		revocable_revoke_async(&rp, NULL, NULL);
+	}
+	revocable_domain_barrier(dom);
+}
+
+/* The median over @rounds rounds of @per calls of @fn, in ns per call. */
+static double time_rounds(void (*fn)(void), int rounds, int per)
+{
+	double v[64];
+
+	for (int r = 0; r < rounds; r++) {
+		double t0 = now_ns();
+
+		for (int i = 0; i < per; i++)
+			fn();
+		v[r] = (now_ns() - t0) / per;
+	}
+	return median(v, rounds);
+}
+
+static struct revocable_domain *churn_dom;
+static int churn_n;
+
+static void churn_ours(void)
+{
+	provider_churn(churn_dom, churn_n);
+}
+
+static void churn_peer(void)
+{
+	peer_urcu_churn(churn_n);
+}
+
+static void empty_domain(void)
+{
+	if (revocable_domain_free(revocable_domain_alloc("empty")))
+		abort();
+}
+
+/*
+ * Lifecycle: what creating and removing costs, against liburcu doing the
+ * same with call_rcu(), synchronize_rcu() and rcu_barrier(), and flat in
+ * the number of domains alive (a process with thousands of devices).
+ */
+static void bench_lifecycle(bool quick)
+{
+	int rounds = quick ? 5 : 15, per = quick ? 20 : 100, many = quick ? 1000 : 10000;
+	struct revocable_domain **doms = calloc(many, sizeof(*doms));
+	double life, life_many, peer, empty, churn, pchurn;
+	int i;
+
+	peer_urcu_thread_init();
+	life = time_rounds(device_life, rounds, per);
+	peer = time_rounds(peer_urcu_life, rounds, per);
+	empty = time_rounds(empty_domain, rounds, per);
+	for (i = 0; i < many; i++)
+		doms[i] = revocable_domain_alloc("many");
+	life_many = time_rounds(device_life, rounds, per);
+	for (i = 0; i < many; i++)
+		revocable_domain_free(doms[i]);
+	churn_dom = revocable_domain_alloc("churn");
+	churn_n = per * 10;
+	churn = time_rounds(churn_ours, rounds, 1) / churn_n;
+	pchurn = time_rounds(churn_peer, rounds, 1) / churn_n;
+	revocable_domain_free(churn_dom);
+	peer_urcu_thread_exit();
+	free(doms);
+
+	printf("Lifecycle (median of %d rounds)\n\n", rounds);
+	printf("  device life: own domain, provider, reference, access, revoke, free\n");
+	printf("                                             %9.1f us\n", life / 1e3);
+	printf("    with %d other domains alive            %9.1f us\n", many, life_many / 1e3);
+	printf("  liburcu: malloc, publish, read, synchronize_rcu(), call_rcu(free)\n");
+	printf("                                             %9.1f us\n", peer / 1e3);
+	printf("  domain alloc + free, no providers          %9.2f us\n", empty / 1e3);
+	printf("  provider churn: alloc + async revoke, %d then the barrier: %.2f us each\n",
+	       churn_n, churn / 1e3);
+	printf("  liburcu: %d call_rcu(free) then rcu_barrier():             %.2f us each\n\n",
+	       churn_n, pchurn / 1e3);
+	report("l1_device_life_vs_urcu", "L1 device life / liburcu object life",
+	       life / peer, "<= 1.5x");
+	report("l2_device_life_many_vs_few",
+	       "L2 device life, many domains alive / few", life_many / life, "<= 1.3x");
+	report("l3_churn_vs_urcu", "L3 provider churn / liburcu call_rcu churn",
+	       churn / pchurn, "<= 1.5x");
+	json_num("life_device_us", life / 1e3);
+	json_num("life_urcu_us", peer / 1e3);
+	json_num("life_empty_domain_us", empty / 1e3);
+	json_num("life_churn_us", churn / 1e3);
+	json_num("life_urcu_churn_us", pchurn / 1e3);
+	printf("\n");
+}
+
 static void bench_memory(void)
 {
 	enum { N = 100000 };
@@ -513,6 +632,7 @@ int main(int argc, char **argv)
 	revocable_revoke(&slot);
 	up_provider_revoke(&up_rp);
 	bench_revoke(quick);
+	bench_lifecycle(quick);
 	bench_memory();
 	json_close();
 	return 0;

@@ -47,6 +47,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
+#include <linux/workqueue.h>
 
 /* Report a revoke that waits longer than this for readers, by default. */
 #define REVOCABLE_SLOW_MS_DEFAULT	2000
@@ -64,17 +65,25 @@
 /* What rev->rp holds once revocable_deinit() ran. */
 #define REVOCABLE_HANDLE_DEAD	((struct revocable_provider *)ERR_PTR(-ESTALE))
 
+/*
+ * A domain's memory is counted, not waited for: the owner holds one
+ * reference until revocable_domain_free(), and each provider one until its
+ * shell is freed.  Whoever drops the last one frees the domain, so that
+ * freeing a domain never waits for a grace period of RCU (the shells' frees
+ * are RCU callbacks) and a domain outlives every shell that points at it.
+ */
 struct revocable_domain {
 	struct revocable_srcu *ssp;
 	const char *name;
-	/* Providers whose memory is not freed yet, released ones included. */
-	atomic_long_t providers;
-	/* Released providers whose deferred free has not run yet. */
-	atomic_long_t freeing;
+	atomic_long_t refs;
+	/* Providers whose owner has not revoked them yet. */
+	atomic_long_t live;
 	unsigned int slow_ms;
 	void (*slow_hook)(struct revocable_domain *dom, unsigned int waited_ms,
 			  void *arg);
 	void *slow_arg;
+	/* Frees the domain in process context when a shell's free ends it. */
+	struct work_struct free_work;
 	struct revocable_srcu srcu;
 };
 
@@ -156,6 +165,35 @@ struct revocable_domain *revocable_default_domain(void)
 }
 EXPORT_SYMBOL_GPL(revocable_default_domain);
 
+static void revocable_domain_destroy(struct revocable_domain *dom)
+{
+	/* With readers still inside, the domain's memory stays theirs. */
+	if (revocable_srcu_cleanup(&dom->srcu))
+		return;
+	kfree(dom);
+}
+
+static void revocable_domain_free_work(struct work_struct *work)
+{
+	revocable_domain_destroy(container_of(work, struct revocable_domain,
+					      free_work));
+}
+
+/*
+ * Drop a reference to @dom.  The last one frees it: at once when the owner
+ * drops it in process context, from a work item when a shell's RCU
+ * callback does (tearing down the read side may sleep).
+ */
+static void revocable_domain_put(struct revocable_domain *dom, bool can_sleep)
+{
+	if (!atomic_long_dec_and_test(&dom->refs))
+		return;
+	if (can_sleep)
+		revocable_domain_destroy(dom);
+	else
+		queue_work(system_unbound_wq, &dom->free_work);
+}
+
 struct revocable_domain *revocable_domain_alloc(const char *name)
 {
 	struct revocable_domain *dom;
@@ -167,6 +205,8 @@ struct revocable_domain *revocable_domain_alloc(const char *name)
 		kfree(dom);
 		return NULL;
 	}
+	atomic_long_set(&dom->refs, 1);
+	INIT_WORK(&dom->free_work, revocable_domain_free_work);
 	dom->ssp = &dom->srcu;
 	dom->name = name ? name : "unnamed";
 	dom->slow_ms = REVOCABLE_SLOW_MS_DEFAULT;
@@ -195,20 +235,12 @@ int revocable_domain_barrier(struct revocable_domain *dom)
 		 __func__, dom->name) ||
 	    revocable_would_deadlock(dom, __func__))
 		return -EDEADLK;
-	/* Async revokes run their done callbacks and drop references... */
-	revocable_srcu_barrier(dom->ssp);
 	/*
-	 * ...and released shells are freed by RCU callbacks, each of which
-	 * touches the domain last by decrementing ->freeing (a release).
-	 * The count is raised before a shell's call_rcu(), and the
-	 * releases that revocable_srcu_barrier() waited for happened before it
-	 * returned: when it reads zero here, no free of this domain's
-	 * memory is pending, and rcu_barrier(), which waits for every
-	 * callback in the system (costly in the kernel, and in a process
-	 * that frees domains by the thousand), has nothing to wait for.
+	 * Async revokes run their done callbacks.  The shells they release
+	 * are freed by RCU callbacks in this file, which need no waiting
+	 * for: each holds a reference to the domain.
 	 */
-	if (atomic_long_read_acquire(&dom->freeing))
-		rcu_barrier();
+	revocable_srcu_barrier(dom->ssp);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(revocable_domain_barrier);
@@ -227,16 +259,12 @@ int revocable_domain_free(struct revocable_domain *dom)
 	ret = revocable_domain_barrier(dom);
 	if (ret)
 		return ret;
-	/* Ordered after the last free's decrement by the barrier's acquire. */
-	left = atomic_long_read(&dom->providers);
-	if (WARN(left, "domain %s freed with %ld providers left\n",
+	left = atomic_long_read(&dom->live);
+	if (WARN(left, "domain %s freed with %ld providers not revoked\n",
 		 dom->name, left))
 		return -EBUSY;
-	/* With readers still inside, the domain's memory stays theirs. */
-	ret = revocable_srcu_cleanup(&dom->srcu);
-	if (ret)
-		return ret;
-	kfree(dom);
+	/* Shells still referenced or not freed yet free it after them. */
+	revocable_domain_put(dom, true);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(revocable_domain_free);
@@ -265,9 +293,8 @@ static void revocable_provider_free_rcu(struct rcu_head *head)
 	struct revocable_domain *dom = rp->dom;
 
 	kfree(rp);
-	atomic_long_dec(&dom->providers);
-	/* The last touch of the domain: see revocable_domain_barrier(). */
-	atomic_long_dec_return_release(&dom->freeing);
+	if (dom != &revocable_default)
+		revocable_domain_put(dom, false);
 }
 
 static void revocable_provider_release(struct kref *kref)
@@ -276,7 +303,6 @@ static void revocable_provider_release(struct kref *kref)
 		container_of(kref, struct revocable_provider, kref);
 
 	/* revocable_provider_get_rcu() may still be looking at the shell. */
-	atomic_long_inc(&rp->dom->freeing);
 	call_rcu(&rp->rcu, revocable_provider_free_rcu);
 }
 
@@ -294,7 +320,9 @@ revocable_provider_alloc_in(struct revocable_domain *dom, void *res)
 	rp->dom = dom;
 	rp->ssp = dom->ssp;
 	kref_init(&rp->kref);
-	atomic_long_inc(&dom->providers);
+	atomic_long_inc(&dom->live);
+	if (dom != &revocable_default)
+		atomic_long_inc(&dom->refs);
 	return RCU_INITIALIZER(rp);
 }
 EXPORT_SYMBOL_GPL(revocable_provider_alloc_in);
@@ -423,6 +451,13 @@ static void revocable_wait_readers(struct revocable_domain *dom)
 	destroy_rcu_head_on_stack(&w.rcu);
 }
 
+/* The revoker that emptied the slot: new accesses get NULL from now on. */
+static void revocable_withdraw_resource(struct revocable_provider *rp)
+{
+	RCU_INIT_POINTER(rp->res, NULL);
+	atomic_long_dec(&rp->dom->live);
+}
+
 /*
  * Clear the owner's slot; the caller that gets the provider revokes it.
  * Returns the provider, NULL when the slot was already empty, or
@@ -437,7 +472,7 @@ revocable_detach(struct revocable_provider __rcu **rpp)
 		return ERR_PTR(-EINVAL);
 	rp = unrcu_pointer(xchg(rpp, NULL));
 	if (rp)
-		RCU_INIT_POINTER(rp->res, NULL);
+		revocable_withdraw_resource(rp);
 	return rp;
 }
 
@@ -469,7 +504,7 @@ revocable_detach_checked(struct revocable_provider __rcu **rpp,
 	} while (rp && cmpxchg(rpp, rp, NULL) != rp);
 	rcu_read_unlock();
 	if (rp)
-		RCU_INIT_POINTER(rp->res, NULL);
+		revocable_withdraw_resource(rp);
 	return rp;
 #else
 	return revocable_detach(rpp);

@@ -103,16 +103,20 @@ struct revocable_domain *revocable_domain_alloc(const char *name);
  * revocable_domain_free() - free a domain created by revocable_domain_alloc()
  * @dom: the domain; NULL is ignored
  *
- * Waits for the domain's pending asynchronous revokes and for the release
- * of providers whose last reference is already gone, as
- * revocable_domain_barrier() does; when there are none, it does not wait.
+ * Waits for the completion callbacks of the domain's pending asynchronous
+ * revokes, as revocable_domain_barrier() does (when there are none, it does
+ * not wait), then lets go of the domain.  Its memory goes with the last of
+ * its providers: providers that consumers still reference, or whose
+ * deferred free has not run yet, keep it until then, and nothing waits for
+ * them.
  *
  * Context: process context; may sleep; not inside an access of @dom, not
  * from a completion callback.
- * Return: 0 when freed; -EBUSY (with a warning) when providers of the
- * domain are still referenced; -EINVAL (with a warning) for the default
- * domain; -EDEADLK (with a warning) where revocable_domain_barrier() would
- * return it.  On error the domain is left intact.
+ * Return: 0 when the caller's hold on the domain is gone; -EBUSY (with a
+ * warning) when providers of the domain are still published (not revoked);
+ * -EINVAL (with a warning) for the default domain; -EDEADLK (with a
+ * warning) where revocable_domain_barrier() would return it.  On error the
+ * domain is left intact.
  */
 int revocable_domain_free(struct revocable_domain *dom);
 
@@ -121,9 +125,10 @@ int revocable_domain_free(struct revocable_domain *dom);
  * @dom: the domain
  *
  * Waits until the completion callbacks of asynchronous revokes queued so
- * far have run, and the memory of providers released so far is freed.  Call
- * it before unloading code that such callbacks would run.  When nothing is
- * pending in @dom, it returns without waiting.
+ * far have run.  Call it before unloading code that such callbacks would
+ * run.  When nothing is pending in @dom, it returns without waiting.  (The
+ * memory of released providers is freed by the library's own callbacks,
+ * which nobody needs to wait for.)
  *
  * Context: process context; may sleep; not inside an access of @dom, not
  * from a completion callback.

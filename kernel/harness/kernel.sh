@@ -512,11 +512,11 @@ qemu_failed() {
 # drop QEMU's default devices (the virtio NIC of -M virt loads an option
 # ROM from ipxe-qemu, which .ci/packages does not bring in).
 boot() {
-	local timeout=${QEMU_TIMEOUT:-900} rc=0
+	local timeout=${QEMU_TIMEOUT:-900} rc=0 smp=${QEMU_SMP:-2}
 
-	stage "booting qemu-system-aarch64 -M virt -cpu max -smp 2 (timeout ${timeout}s)"
+	stage "booting qemu-system-aarch64 -M virt -cpu max -smp $smp (timeout ${timeout}s)"
 	timeout --kill-after=10 "$timeout" qemu-system-aarch64 \
-		-M virt -cpu max,pauth-impdef=on -smp 2 -m 1G \
+		-M virt -cpu max,pauth-impdef=on -smp "$smp" -m 1G \
 		-nodefaults -nic none \
 		-nographic -no-reboot -monitor none -serial stdio \
 		-kernel "$out/arch/arm64/boot/Image" \
@@ -587,6 +587,9 @@ bench_conv() {
 		;;
 	esac
 	[ "$back" -gt 0 ] || die "the series has no $kind conversion"
+	# BENCH_VARIANTS="stock converted": only those kernels (the lifecycle
+	# rows need no others).
+	[ -z "${BENCH_VARIANTS:-}" ] || read -ra variants <<< "$BENCH_VARIANTS"
 	# Resolved once: src may be re-applied by another run meanwhile.
 	conv=$(git -C "$kdir/src" rev-parse HEAD)
 	stock=$(git -C "$kdir/src" rev-parse HEAD~"$back")
@@ -646,16 +649,29 @@ bench_conv() {
 			;;
 		esac
 	done
+	# BENCH_SMP="2 1": boot N of every variant with each CPU count in
+	# turn; the 1-CPU logs go to $dir/smp1/.
+	local smps=(${BENCH_SMP:-2}) n
+	rm -rf "$dir/smp1"
 	for i in $(seq "$boots"); do
-		for v in "${variants[@]}"; do
-			out=$ob-$v
-			initrd=$dir/initramfs-$v.cpio.gz
-			log=$dir/$v-$i.log
-			boot
+		for n in "${smps[@]}"; do
+			for v in "${variants[@]}"; do
+				out=$ob-$v
+				initrd=$dir/initramfs-$v.cpio.gz
+				log=$dir/$v-$i.log
+				[ "$n" = 2 ] || { mkdir -p "$dir/smp$n"; log=$dir/smp$n/$v-$i.log; }
+				QEMU_SMP=$n boot
+			done
 		done
 	done
 	stage "parsing the $kind benchmark ($boots boots per kernel)"
 	python3 "$repo/kernel/harness/parse_bench_conv.py" "$kind" "$dir" "$kdir/bench-$kind.json"
+	for n in "${smps[@]}"; do
+		[ "$n" = 2 ] && continue
+		stage "parsing the $kind benchmark with $n CPU(s)"
+		python3 "$repo/kernel/harness/parse_bench_conv.py" "$kind" "$dir/smp$n" \
+			"$kdir/bench-$kind-smp$n.json"
+	done
 }
 
 judge_bench() {

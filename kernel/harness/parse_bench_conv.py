@@ -40,8 +40,14 @@ LOG = re.compile(r"(\w+)-(\d+)\.log$")
 LOOPS = {
     "gpio": {
         "user": (1.02, "GPIO_V2_LINE_GET_VALUES_IOCTL (userspace)"),
-        "request": (None, "GPIO_V2_GET_LINE_IOCTL + close, one line (userspace)"),
+        "request": (1.00, "GPIO_V2_GET_LINE_IOCTL + close, one line (userspace)"),
         "kernel": (1.05, "gpiod_get_value_cansleep() (in kernel)"),
+        "open": (1.00, "open + close of the chip's node (userspace)"),
+        "chip_create": (None, "gpio-sim chip made in configfs, per chip"),
+        "chip_enable": (None, "gpio-sim live=1: probe, gpiochip_add(), per chip"),
+        "chip_disable": (None, "gpio-sim live=0: removal and release, per chip"),
+        "chip_remove": (None, "gpio-sim chip's configfs directories removed"),
+        "chip_life": (1.00, "a gpio-sim chip's whole life (the four above)"),
     },
     "evdev": {
         "version": (1.02, "EVIOCGVERSION (userspace)"),
@@ -76,6 +82,45 @@ def spread(values):
 
 def rng(s, lo, hi, prec):
     return f"{s[lo]:.{prec}f}-{s[hi]:.{prec}f}"
+
+
+GP = re.compile(r"GPIOGP: (\w+) hits_per_chip=([\d.]+) us_per_chip=([\d.]+)")
+
+
+def grace_periods(logdir, variants):
+    """The GPIOGP rows (kernel-bench-gpio's function profile of a chip's
+    life): per function and kernel, the median over the boots of the
+    calls and of the time inside per chip.  Functions no kernel calls are
+    left out."""
+    prof = {}
+    for path in glob.glob(os.path.join(logdir, "*-*.log")):
+        m = LOG.match(os.path.basename(path))
+        if not m:
+            continue
+        for g in GP.finditer(open(path, errors="replace").read()):
+            prof.setdefault(g.group(1), {}).setdefault(m.group(1), []).append(
+                (float(g.group(2)), float(g.group(3))))
+    out = {}
+    for func, per in prof.items():
+        med = {v: {"calls": statistics.median(x[0] for x in per[v]),
+                   "us": statistics.median(x[1] for x in per[v]),
+                   "boots": len(per[v])}
+               for v in variants if v in per}
+        if any(m["calls"] for m in med.values()):
+            out[func] = med
+    if not out:
+        return out
+    print("What a chip's life calls that waits or allocates per CPU "
+          "(ftrace profile, per chip, median of the boots: calls / us inside)")
+    have = [v for v in variants if any(v in out[f] for f in out)]
+    print(f"  {'function':36}" + "".join(f" {v:>22}" for v in have))
+    for func in sorted(out):
+        cells = []
+        for v in have:
+            m = out[func].get(v)
+            cells.append(f"{m['calls']:8.2f} / {m['us']:9.1f}" if m else "-")
+        print(f"  {func:36}" + "".join(f" {c:>22}" for c in cells))
+    return out
 
 
 def main():
@@ -171,6 +216,9 @@ def main():
                 "ratios": ratios,
                 "target": target, "meets": meets})
             rows.append(row)
+    gp = grace_periods(sys.argv[2], variants)
+    if gp:
+        rows.append({"grace_periods_per_chip": gp})
     json.dump(rows, open(sys.argv[3], "w"), indent=1)
     print(f"{judged - misses} passed, {misses} failed")
 
