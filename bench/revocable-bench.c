@@ -520,6 +520,9 @@ static void bench_lifecycle(bool quick)
 	int i;
 
 	peer_urcu_thread_init();
+	/* A round of each first: threads and caches as in a long-lived process. */
+	time_rounds(device_life, 1, per);
+	time_rounds(peer_urcu_life, 1, per);
 	life = time_rounds(device_life, rounds, per);
 	peer = time_rounds(peer_urcu_life, rounds, per);
 	empty = time_rounds(empty_domain, rounds, per);

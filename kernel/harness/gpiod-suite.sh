@@ -66,7 +66,8 @@ die() {
 host_mirror() {
 	local codename uri
 
-	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
+	# shellcheck disable=SC2016 # apt's own $(FIELD) placeholders
 	uri=$(apt-get indextargets --no-release-info \
 		--format '$(RELEASE) $(REPO_URI)' 2>/dev/null |
 		awk -v c="$codename" '$1 == c { print $2; exit }')
@@ -96,37 +97,44 @@ apt_arm64() {
 		-o APT::Sandbox::User=root "$@"
 }
 
+# sources_index: the private Sources index's file, if there is one.
+sources_index() {
+	find "$work/apt-src/lists" -maxdepth 1 \
+		-name '*_trixie_main_source_Sources*' | awk 'NR == 1'
+}
+
 # sources_stanza: libgpiod's stanza of the private Sources index.
 sources_stanza() {
 	local f
 
-	f=$(find "$work/apt-src/lists" -maxdepth 1 -name '*_trixie_main_source_Sources*' |
-		head -n 1)
+	f=$(sources_index)
 	[ -n "$f" ] || die "no trixie Sources index in $work/apt-src/lists"
 	/usr/lib/apt/apt-helper cat-file "$f" |
-		awk '/^Package: / { p = $2 == "libgpiod" } p' |
-		awk 'NF == 0 { exit } { print }'
+		awk '/^Package: / { p = $2 == "libgpiod" && !n++ } NF == 0 { p = 0 } p'
 }
 
-# orig_tarball: the orig tarball's name, as the Sources index has it.
+# orig_tarball: the orig tarball's name, as $stanza has it.
 orig_tarball() {
-	sources_stanza | awk '/^Checksums-Sha256:/ { s = 1; next }
+	echo "$stanza" | awk '/^Checksums-Sha256:/ { s = 1; next }
 		/^[^ ]/ { s = 0 } s && $3 ~ /\.orig\.tar\./ { print $3; exit }'
 }
 
-# source_fetch: the private Debian 13 Sources index, and libgpiod's orig
-# tarball from it (apt-helper checks its hash on the way in).
+# source_fetch: the private Debian 13 Sources index, libgpiod's stanza of
+# it into $stanza, and the orig tarball it names (apt-helper checks its
+# hash on the way in).
 source_fetch() {
 	local d=$work/apt-src uri name sha
+	local key=/usr/share/keyrings/debian-archive-keyring.gpg
 
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$work/src"
-	if [ -z "$(ls "$d/lists" | grep _Sources)" ]; then
-		echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(host_mirror) trixie main" \
+	if [ -z "$(sources_index)" ]; then
+		echo "deb-src [signed-by=$key] $(host_mirror) trixie main" \
 			> "$d/sources.list"
 		say "Debian 13 Sources index: $(cat "$d/sources.list")"
 		apt_src update >/dev/null ||
 			die "apt-get update of trixie's Sources failed"
 	fi
+	stanza=$(sources_stanza)
 	name=$(orig_tarball)
 	[ -n "$name" ] || die "no libgpiod orig tarball in trixie's Sources"
 	[ -f "$work/src/$name" ] && return
@@ -136,8 +144,9 @@ source_fetch() {
 		awk -v n="$name" '$2 == n { gsub("\047", "", $1); print $1, $4 }')
 	[ -n "$uri" ] || die "apt-get source --print-uris libgpiod has no $name"
 	say "downloading $uri"
-	/usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file "$uri" "$work/src/$name.part" "$sha" \
-		>/dev/null || die "download of $uri failed"
+	/usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file \
+		"$uri" "$work/src/$name.part" "$sha" >/dev/null ||
+		die "download of $uri failed"
 	mv "$work/src/$name.part" "$work/src/$name"
 }
 
@@ -147,12 +156,14 @@ source_verify() {
 	local name want got
 
 	name=$(orig_tarball)
-	want=$(sources_stanza | awk -v n="$name" '/^Checksums-Sha256:/ { s = 1; next }
+	want=$(echo "$stanza" | awk -v n="$name" '
+		/^Checksums-Sha256:/ { s = 1; next }
 		/^[^ ]/ { s = 0 } s && $3 == n { print $1 }')
 	got=$(sha256sum "$work/src/$name" | cut -d' ' -f1)
-	[ -n "$want" ] && [ "$got" = "$want" ] ||
+	if [ -z "$want" ] || [ "$got" != "$want" ]; then
 		die "sha256 of $name is $got, trixie's Sources index says ${want:-nothing}"
-	sha_line="sha256 $got $name: OK (trixie Sources, libgpiod $(sources_stanza |
+	fi
+	sha_line="sha256 $got $name: OK (trixie Sources, libgpiod $(echo "$stanza" |
 		sed -n 's/^Version: //p'))"
 	say "$sha_line"
 }
@@ -162,7 +173,7 @@ source_unpack() {
 	local name dir
 
 	name=$(orig_tarball)
-	dir=$work/src/$(tar -tf "$work/src/$name" | head -n 1 | cut -d/ -f1)
+	dir=$work/src/$(tar -tf "$work/src/$name" | awk -F/ 'NR == 1 { print $1 }')
 	if [ ! -f "$dir/.unpacked" ]; then
 		rm -rf "$dir"
 		tar -C "$work/src" -xf "$work/src/$name" || die "unpacking $name failed"
@@ -204,46 +215,59 @@ sysroot_make() {
 	echo "${pkgs[*]}" > "$sysroot/.pkgs"
 }
 
+# logged CMD...: CMD with its output into build.log; the log's end shown
+# when it fails.
+logged() {
+	"$@" >>"$work/build.log" 2>&1 || {
+		tail -n 30 "$work/build.log" >&2
+		return 1
+	}
+}
+
 # build SRCDIR: libgpiod's library, libgpiosim and gpiod-test cross-built
 # in build/ and installed into stage/, unless already done for these
 # sources and packages.
 build() {
 	local src=$1 b=$work/build key d ldflags=
+	local pcdirs=$sysroot/usr/lib/$triplet/pkgconfig:$sysroot/usr/share/pkgconfig
 
-	key="$(basename "$src") ${pkgs[*]}"
+	# Redone when the sources, the packages or this script's build and
+	# install steps change.
+	key="$(basename "$src") ${pkgs[*]} $(declare -f build lib_find elf_needs \
+		closure | sha256sum | cut -c1-16)"
 	[ "$(cat "$stage/.built" 2>/dev/null)" = "$key" ] && return
 	rm -rf "$b" "$stage"
 	mkdir -p "$b"
 	for d in "$sysroot/lib/$triplet" "$sysroot/usr/lib/$triplet"; do
 		ldflags+="-L$d -Wl,-rpath-link,$d "
 	done
-	say "configure $(basename "$src") for $triplet (--enable-tests)"
-	(cd "$b" && "$src/configure" -q --host=$triplet --prefix=/usr \
+	say "configure $(basename "$src") for $triplet (--enable-tests)," \
+		"log: $work/build.log"
+	: > "$work/build.log"
+	(cd "$b" && logged "$src/configure" --host=$triplet --prefix=/usr \
 		--libdir=/usr/lib/$triplet --disable-static --enable-tests \
 		--disable-tools --disable-examples --disable-bindings-cxx \
 		--disable-bindings-python --disable-bindings-rust \
 		--disable-bindings-glib --disable-dbus --enable-introspection=no \
 		CC=$triplet-gcc PKG_CONFIG=pkg-config \
-		PKG_CONFIG_LIBDIR="$sysroot/usr/lib/$triplet/pkgconfig:$sysroot/usr/share/pkgconfig" \
+		PKG_CONFIG_LIBDIR="$pcdirs" \
 		PKG_CONFIG_SYSROOT_DIR="$sysroot" \
 		CPPFLAGS="-I$sysroot/usr/include -I$sysroot/usr/include/$triplet" \
-		LDFLAGS="$ldflags") ||
-		die "configure failed (see $b/config.log)"
+		LDFLAGS="$ldflags") || die "configure failed (see $b/config.log)"
 	say "make -j1: lib, tests/gpiosim, tests/gpiod-test"
 	for d in lib:all tests/gpiosim:libgpiosim.la tests/gpiosim-glib:all \
 		tests/harness:all tests:gpiod-test; do
-		make -s -j1 -C "$b/${d%:*}" "${d#*:}" >/dev/null ||
+		logged make -j1 -C "$b/${d%:*}" "${d#*:}" ||
 			die "make -C ${d%:*} ${d#*:} failed"
 	done
-	make -s -j1 -C "$b/lib" install DESTDIR="$stage" \
-		LIBTOOLFLAGS=--no-warnings >/dev/null &&
-		make -s -j1 -C "$b/tests/gpiosim" install-libLTLIBRARIES \
-			DESTDIR="$stage" LIBTOOLFLAGS=--no-warnings >/dev/null ||
-		die "make install into $stage failed"
+	logged make -j1 -C "$b/lib" install DESTDIR="$stage" ||
+		die "make -C lib install failed"
+	logged make -j1 -C "$b/tests/gpiosim" install-libLTLIBRARIES \
+		DESTDIR="$stage" || die "make -C tests/gpiosim install failed"
 	# The binary behind libtool's wrapper script, linked with RUNPATH
 	# /usr/lib/$triplet (the libraries' place in ROOT).
-	install -D -m 755 "$b/tests/.libs/gpiod-test" "$stage/usr/bin/gpiod-test" ||
-		die "no gpiod-test binary"
+	install -D -m 755 "$b/tests/.libs/gpiod-test" \
+		"$stage/usr/bin/gpiod-test" || die "no gpiod-test binary"
 	echo "$key" > "$stage/.built"
 }
 
@@ -259,31 +283,6 @@ lib_find() {
 	return 1
 }
 
-# root_rel FILE: FILE's path under stage/ or sysroot/, the one it gets in
-# ROOT.
-root_rel() {
-	case $1 in
-	"$stage"/*) echo "${1#"$stage"}" ;;
-	*) echo "${1#"$sysroot"}" ;;
-	esac
-}
-
-# put FILE: FILE copied to its path in ROOT; a symlink as a relative
-# symlink to where it resolves in stage/ or sysroot/.
-put() {
-	local f=$1 rel t
-
-	rel=$(root_rel "$f")
-	mkdir -p "$root${rel%/*}"
-	if [ -L "$f" ]; then
-		t=$(readlink -f "$f")
-		ln -sfn "$(realpath -s --relative-to="${f%/*}" "$t")" "$root$rel"
-	else
-		cp -f "$f" "$root$rel"
-	fi
-	installed+=("$rel")
-}
-
 # elf_needs FILE: FILE's program interpreter (as an absolute path) and
 # its NEEDED libraries (names).
 elf_needs() {
@@ -292,24 +291,34 @@ elf_needs() {
 	$triplet-readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
 }
 
-# root_install: gpiod-test, libgpiod and libgpiosim from stage/ and every
-# library that they need, recursively, from sysroot/ into ROOT; fails
-# when one is missing.
-root_install() {
-	local queue=("$stage/usr/bin/gpiod-test") f n p
+# closure: into stage/.closure, once per build, what ROOT gets: lines
+# "TREE PATH" (TREE stage/ or sysroot/, PATH the same in ROOT) for
+# gpiod-test, libgpiod, libgpiosim, libgcc_s and every library that they
+# need, recursively, symlinks with the files that they point to; fails
+# when a library is in no package or a symlink is absolute.
+closure() {
+	local queue=("$stage/usr/bin/gpiod-test") f n p t
 	local -A seen=()
 
-	installed=()
+	[ -s "$stage/.closure" ] && return
 	for f in "$stage/usr/lib/$triplet"/lib{gpiod,gpiosim}.so.*; do
 		queue+=("$f")
 	done
+	# glibc dlopen()s libgcc_s for unwinding (pthread_exit, backtrace).
+	f=$(lib_find libgcc_s.so.1) || die "no libgcc_s.so.1"
+	queue+=("$f")
 	while [ ${#queue[@]} -gt 0 ]; do
 		f=${queue[0]}
 		queue=("${queue[@]:1}")
 		[ -z "${seen[$f]:-}" ] || continue
 		seen[$f]=1
-		put "$f"
+		case $f in
+		"$stage"/*) echo "$stage ${f#"$stage"/}" ;;
+		*) echo "$sysroot ${f#"$sysroot"/}" ;;
+		esac
 		if [ -L "$f" ]; then
+			t=$(readlink "$f")
+			[ "${t#/}" = "$t" ] || die "$f is an absolute symlink"
 			queue+=("$(readlink -f "$f")")
 			continue
 		fi
@@ -321,6 +330,21 @@ root_install() {
 			[ -e "$p" ] || die "${f##*/} needs $n: not in $sysroot"
 			queue+=("$p")
 		done
+	done > "$stage/.closure.new"
+	mv "$stage/.closure.new" "$stage/.closure"
+}
+
+# root_install: the closure's files copied into ROOT (symlinks as they
+# are: relative ones).
+root_install() {
+	local tree
+
+	closure
+	for tree in "$stage" "$sysroot"; do
+		(cd "$tree" &&
+			awk -v t="$tree" '$1 == t { print $2 }' "$stage/.closure" |
+			xargs -r cp -P --parents -t "$root") ||
+			die "copying into $root failed"
 	done
 }
 
@@ -332,5 +356,5 @@ sysroot_make
 build "$src"
 root_install
 say "installed into $root:"
-printf '  %s\n' $(printf '%s\n' "${installed[@]}" | sort -u)
+awk '{ print "  /" $2 }' "$stage/.closure" | sort
 say "$sha_line"

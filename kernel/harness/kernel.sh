@@ -4,7 +4,7 @@
 # The kernel flow behind "ninja -C build kernel-patches" and
 # "ninja -C build kernel-qemu".
 #
-# usage: kernel.sh patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev REPO KDIR
+# usage: kernel.sh patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev|bench-media|gpiod-suite REPO KDIR
 #        kernel.sh patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR
 #   REPO  this project's checkout
 #   KDIR  working directory in the build dir (never in the repo), one per
@@ -562,9 +562,14 @@ patches_from() {
 bench_conv() {
 	local kind=$1 boots=${CONV_BENCH_BOOTS:-${GPIO_BENCH_BOOTS:-5}} v i m
 	local dir=$kdir/bench-$kind conv stock back variants=(stock converted)
-	local ob=$kdir/out-$kind mods
+	local ob=$kdir/out-$kind mods root
 
 	configs=("$cfgdir/revocable-bench-$kind.config")
+	# libgpiod's suite judges the GPIO benchmark's own two kernels.
+	if [ "$kind" = gpiod ]; then
+		configs=("$cfgdir/revocable-bench-gpio.config")
+		ob=$kdir/out-gpio
+	fi
 	patches
 	apply
 	case $kind in
@@ -572,6 +577,9 @@ bench_conv() {
 		# Everything from the gpiolib conversion on.
 		back=$(patches_from gpiolib-protect-the-chip)
 		variants+=(shared unprotected)
+		;;
+	gpiod)
+		back=$(patches_from gpiolib-protect-the-chip)
 		;;
 	evdev)
 		# Everything from the evdev conversion on (the V4L2 patches
@@ -621,6 +629,21 @@ bench_conv() {
 				die "gpio_bench_user build failed"
 			initramfs "$kdir/mod-gpio-bench/gpio_bench.ko" "$kdir/gpio_bench_user" \
 				"$(find "$out/drivers/gpio" -name gpio-sim.ko)"
+			;;
+		gpiod)
+			# Debian's userspace, this kernel's modules (libgpiosim
+			# loads gpio-sim with libkmod) and libgpiod's own suite.
+			root=$dir/root-$v
+			rm -rf "$root"
+			mkdir -p "$root"
+			gpio_userspace "$root"
+			"$repo/kernel/harness/gpiod-suite.sh" "$kdir" "$root" ||
+				die "libgpiod's test suite could not be prepared"
+			cp "$repo/kernel/guest/gpiod-suite-run.sh" "$root/gpiod-suite-run.sh"
+			printf '%s\n' "# kernel-gpiod-suite: init runs libgpiod's suite as a step." \
+				"step gpiod-suite bench" "userspace" \
+				"run 1200 /bin/bash /gpiod-suite-run.sh" > "$dir/plan"
+			initramfs -r "$root" "$dir/plan"
 			;;
 		evdev)
 			aarch64-linux-gnu-gcc -static -O2 -Wall -pthread -isystem "$out/usr/include" \
@@ -802,6 +825,9 @@ bench-evdev)
 bench-media)
 	bench_conv media
 	;;
+gpiod-suite)
+	bench_conv gpiod
+	;;
 bench)
 	# BENCH_BOOTS boots (default 3) of the same kernel, a console log
 	# each in $kdir/bench/; the parser takes every form's ratios to the
@@ -825,7 +851,7 @@ bench)
 	python3 "$repo/kernel/harness/parse_bench.py" "$kdir"/bench/boot-*.log "$kdir/bench.json"
 	;;
 *)
-	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev|bench-media|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
+	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev|bench-media|gpiod-suite|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
 	exit 2
 	;;
 esac

@@ -3,7 +3,7 @@
 """Summarise "ninja -C build kernel-bench-gpio", "kernel-bench-evdev" and
 "kernel-bench-media".
 
-usage: parse_bench_conv.py gpio|evdev|media DIR OUT.json
+usage: parse_bench_conv.py gpio|evdev|media|gpiod DIR OUT.json
 
 DIR holds one console log per boot, VARIANT-N.log (N the boot's number:
 boot N of every variant ran in the same round of the interleaving), each
@@ -33,7 +33,8 @@ import sys
 KIND = sys.argv[1]
 LINE = re.compile(r"%s: (\w+) cpus=(\d+) ns_per_op=([\d.]+)" %
                   {"gpio": "GPIOBENCH", "evdev": "EVDEVBENCH",
-                   "media": "MEDIABENCH"}[KIND])
+                   "media": "MEDIABENCH", "gpiod": "GPIODBENCH"}[KIND])
+RESULT = re.compile(r"GPIODRESULT: pass=(\d+) fail=(\d+) skip=(\d+) exit=(\d+)")
 LOG = re.compile(r"(\w+)-(\d+)\.log$")
 # Per kind, the loops in the order of the report: their target (None: no
 # target) and label.
@@ -53,6 +54,9 @@ LOOPS = {
         "version": (1.02, "EVIOCGVERSION (userspace)"),
         "open": (None, "open + close of the event node (userspace)"),
         "stream": (1.02, "uinput write + evdev read, per event"),
+    },
+    "gpiod": {
+        "suite": (1.00, "libgpiod's C test suite, gpiod-test's wall time"),
     },
     "media": {
         "querycap": (1.02, "VIDIOC_QUERYCAP on vivid's capture node (userspace)"),
@@ -85,6 +89,43 @@ def rng(s, lo, hi, prec):
 
 
 GP = re.compile(r"GPIOGP: (\w+) hits_per_chip=([\d.]+) us_per_chip=([\d.]+)")
+
+
+def suite_results(logdir, variants):
+    """libgpiod's suite: per boot and kernel its pass/fail/skip counts.
+    Passes when every boot of every kernel ran it (one result line),
+    converted boots have no failure, and converted and stock pass and skip
+    the same tests."""
+    counts = {}
+    for path in glob.glob(os.path.join(logdir, "*-*.log")):
+        m = LOG.match(os.path.basename(path))
+        if not m:
+            continue
+        r = RESULT.findall(open(path, errors="replace").read())
+        counts.setdefault(m.group(1), {})[int(m.group(2))] = (
+            tuple(int(x) for x in r[-1]) if r else None)
+    print("libgpiod's suite: pass/fail/skip (exit status) per boot")
+    bad = 0
+    for v in variants:
+        if v not in counts:
+            continue
+        cells = []
+        for b, c in sorted(counts[v].items()):
+            cells.append(f"boot {b}: " + (f"{c[0]}/{c[1]}/{c[2]} ({c[3]})"
+                                          if c else "no result"))
+            if c is None or (v == "converted" and (c[1] or c[3])):
+                bad += 1
+        print(f"  {v:10} " + ", ".join(cells))
+    seen = {v: {c[:3] for c in counts.get(v, {}).values() if c}
+            for v in ("stock", "converted")}
+    if seen["stock"] and seen["converted"] and \
+            {(p, s) for p, f, s in seen["stock"]} != \
+            {(p, s) for p, f, s in seen["converted"]}:
+        print("  converted and stock differ in what passes or skips")
+        bad += 1
+    print(f"  {'equal, converted never fails' if not bad else 'MISSES'}")
+    return {"counts": {v: {str(b): c for b, c in x.items()}
+                       for v, x in counts.items()}, "misses": 1 if bad else 0}
 
 
 def grace_periods(logdir, variants):
@@ -216,6 +257,11 @@ def main():
                 "ratios": ratios,
                 "target": target, "meets": meets})
             rows.append(row)
+    if KIND == "gpiod":
+        res = suite_results(sys.argv[2], variants)
+        misses += res["misses"]
+        judged += 1
+        rows.append({"suite_results": res})
     gp = grace_periods(sys.argv[2], variants)
     if gp:
         rows.append({"grace_periods_per_chip": gp})
