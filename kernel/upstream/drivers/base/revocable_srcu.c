@@ -42,6 +42,12 @@
  * spin, under store buffering and with a reader's loads allowed to pass
  * its stores, and shows that dropping any of its steps is caught.
  *
+ * With no reader inside at the start, a grace period drains both indexes
+ * at once, with one synchronize_rcu() between their sums and no flip
+ * (revocable_srcu_gp_quick()); otherwise it runs as above, a flip and two
+ * drains.  A device's removal, whose readers have usually left by then,
+ * so waits for one grace period of RCU, not two.
+ *
  * Synchronous grace periods (a revoke waiting for readers) use
  * synchronize_rcu_expedited(): removal latency matters there, and revokes
  * are rare.  Callbacks are batched into a work item that uses
@@ -124,12 +130,43 @@ static void revocable_srcu_drain(struct revocable_srcu *ssp, int idx,
 	}
 }
 
+/*
+ * Both indexes drained with one grace period of RCU: a drain of each,
+ * their unlock sums read before a shared synchronize_rcu() and their lock
+ * sums after.  Each drain protects every reader counting under its index
+ * whatever the index is meanwhile (the argument above never uses the
+ * flip), so when both balance no reader is left, and no flip is needed.
+ * Readers inside at the time make it fail: not worth a grace period then.
+ * False when a full grace period must run.
+ */
+static bool revocable_srcu_gp_quick(struct revocable_srcu *ssp, bool expedite)
+{
+	unsigned long unlocks[2];
+	int idx;
+
+	for (idx = 0; idx < 2; idx++) {
+		unlocks[idx] = revocable_srcu_sum(ssp, idx, false);
+		if (revocable_srcu_sum(ssp, idx, true) != unlocks[idx])
+			return false;
+	}
+	if (expedite)
+		synchronize_rcu_expedited();
+	else
+		synchronize_rcu();
+	for (idx = 0; idx < 2; idx++)
+		if (revocable_srcu_sum(ssp, idx, true) != unlocks[idx])
+			return false;
+	return true;
+}
+
 static void revocable_srcu_gp(struct revocable_srcu *ssp, bool expedite,
 			      struct revocable_srcu_wait *w)
 {
 	unsigned int idx;
 
 	lockdep_assert_held(&ssp->gp_lock);
+	if (revocable_srcu_gp_quick(ssp, expedite))
+		return;
 	idx = ssp->idx & 1;
 	/* Stragglers that read the other index before the last flip. */
 	revocable_srcu_drain(ssp, idx ^ 1, expedite, w);
