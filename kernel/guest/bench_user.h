@@ -112,7 +112,8 @@ static inline void bench_run(const char *tag, const char *what,
 		w[i].go = &go;
 		w[i].what = what;
 	}
-	for (int n = 1; n <= cpus; n = n == 1 ? cpus : cpus + 1) {
+	/* One CPU, then all of them (once, with a single CPU). */
+	for (int n = 1; n <= cpus; n = n == 1 && cpus > 1 ? cpus : cpus + 1) {
 		for (int r = 0; r < rounds; r++) {
 			double sum = 0;
 

@@ -10,6 +10,11 @@
  * evdev_detach_client() calls synchronize_rcu(), some milliseconds under
  * TCG), so the open loop runs LOOPS / 1000 times.
  *
+ * Then a device's whole life ("life"): a uinput device created, its event
+ * node opened by a reader, the device destroyed while the reader holds
+ * the node (its read then fails with ENODEV), and the reader's close; ns
+ * per device, LIFE_DEVICES devices a round.
+ *
  * usage: evdev_bench_user [LOOPS [ROUNDS]]
  */
 #define _GNU_SOURCE
@@ -22,6 +27,8 @@
 #include "bench_user.h"
 
 #define BATCH		16
+/* Devices per round of the lifecycle row. */
+#define LIFE_DEVICES	20
 
 /*
  * Write BATCH events to uinput, read them back; ns per event read.  The
@@ -87,6 +94,66 @@ static void node_of(int ufd, char *node, size_t size)
 		usleep(10000);
 }
 
+/* Create a uinput device with one key; its event node into @node. */
+static int uinput_create(const char *name, char *node, size_t size)
+{
+	struct uinput_setup us = {
+		.id = { .bustype = BUS_VIRTUAL, .vendor = 1, .product = 2 },
+	};
+	int ufd = open("/dev/uinput", O_RDWR | O_CLOEXEC);
+
+	snprintf(us.name, sizeof(us.name), "%s", name);
+	if (ufd < 0 || ioctl(ufd, UI_SET_EVBIT, EV_KEY) ||
+	    ioctl(ufd, UI_SET_KEYBIT, KEY_A) || ioctl(ufd, UI_DEV_SETUP, &us) ||
+	    ioctl(ufd, UI_DEV_CREATE)) {
+		perror("uinput");
+		exit(1);
+	}
+	node_of(ufd, node, size);
+	return ufd;
+}
+
+/* One device's life with a reader attached; ns. */
+static double life_one(void)
+{
+	char node[64] = "", c;
+	double t0 = now_ns();
+	int ufd = uinput_create("evdev-life", node, sizeof(node));
+	int efd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (efd < 0) {
+		perror(node);
+		exit(1);
+	}
+	if (ioctl(ufd, UI_DEV_DESTROY)) {
+		perror("UI_DEV_DESTROY");
+		exit(1);
+	}
+	if (read(efd, &c, 1) >= 0) {
+		fprintf(stderr, "evdev_bench_user: a read after destroy worked\n");
+		exit(1);
+	}
+	close(efd);
+	close(ufd);
+	return now_ns() - t0;
+}
+
+static void bench_life(int rounds)
+{
+	double ns[MAX_ROUNDS];
+
+	for (int r = 0; r < rounds; r++) {
+		double sum = 0;
+
+		for (int i = 0; i < LIFE_DEVICES; i++)
+			sum += life_one();
+		ns[r] = sum / LIFE_DEVICES;
+	}
+	qsort(ns, rounds, sizeof(ns[0]), bench_cmp);
+	printf("EVDEVBENCH: life cpus=1 ns_per_op=%.3f\n", ns[rounds / 2]);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	long loops = argc > 1 ? atol(argv[1]) : 100000;
@@ -133,5 +200,6 @@ int main(int argc, char **argv)
 	close(efd);
 	ioctl(ufd, UI_DEV_DESTROY);
 	close(ufd);
+	bench_life(rounds);
 	return 0;
 }

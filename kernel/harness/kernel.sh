@@ -477,8 +477,16 @@ plan_put() {
 			INSTALL_PATH="$root$guest" install >/dev/null ||
 			die "building tools/testing/selftests/$4 failed"
 		;;
+	libgpiod)
+		# libgpiod's own test suite with its libraries, from Debian's
+		# source and arm64 packages (gpiod-suite.sh), into the root.
+		[ "$4" = trixie ] || die "put $guest: gpiod-suite.sh builds trixie's libgpiod, not $4's"
+		"$repo/kernel/harness/gpiod-suite.sh" "$kdir" "$root" >/dev/null ||
+			die "put $guest: libgpiod's test suite could not be prepared"
+		[ -x "$root$guest" ] || die "put $guest: gpiod-suite.sh did not install it"
+		;;
 	*)
-		die "put $guest: \"$how\" is not module, selftest, storm or kselftests"
+		die "put $guest: \"$how\" is not module, selftest, storm, kselftests or libgpiod"
 		;;
 	esac
 }

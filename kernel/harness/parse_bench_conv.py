@@ -54,6 +54,7 @@ LOOPS = {
         "version": (1.02, "EVIOCGVERSION (userspace)"),
         "open": (None, "open + close of the event node (userspace)"),
         "stream": (1.02, "uinput write + evdev read, per event"),
+        "life": (1.00, "uinput device created, read, destroyed under its reader"),
     },
     "gpiod": {
         "suite": (1.00, "libgpiod's C test suite, gpiod-test's wall time"),

@@ -108,7 +108,7 @@ static int __init gpio_bench_init(void)
 			goto out;
 		}
 	}
-	for (n = 1; n <= cpus; n = n == 1 ? cpus : cpus + 1) {
+	for (n = 1; n <= cpus; n = n == 1 && cpus > 1 ? cpus : cpus + 1) {
 		for (i = 0; i < rounds; i++)
 			ps[i] = bench_round(descs, n);
 		sort(ps, rounds, sizeof(ps[0]), cmp_u64, NULL);
