@@ -68,9 +68,9 @@
 /*
  * A domain's memory is counted, not waited for: the owner holds one
  * reference until revocable_domain_free(), and each provider one until its
- * shell is freed.  Whoever drops the last one frees the domain, so that
- * freeing a domain never waits for a grace period of RCU (the shells' frees
- * are RCU callbacks) and a domain outlives every shell that points at it.
+ * last reference is put.  Whoever drops the last one frees the domain: the
+ * owner at once (a device's release, after its provider's), anyone else
+ * through a work item.  Freeing a domain never waits for a grace period.
  */
 struct revocable_domain {
 	struct revocable_srcu *ssp;
@@ -82,7 +82,7 @@ struct revocable_domain {
 	void (*slow_hook)(struct revocable_domain *dom, unsigned int waited_ms,
 			  void *arg);
 	void *slow_arg;
-	/* Frees the domain in process context when a shell's free ends it. */
+	/* Frees the domain in process context when a release ends it. */
 	struct work_struct free_work;
 	struct revocable_srcu srcu;
 };
@@ -181,8 +181,9 @@ static void revocable_domain_free_work(struct work_struct *work)
 
 /*
  * Drop a reference to @dom.  The last one frees it: at once when the owner
- * drops it in process context, from a work item when a shell's RCU
- * callback does (tearing down the read side may sleep).
+ * drops it in process context, from a work item when a provider's release
+ * does (that may come in any context, and tearing down the read side may
+ * sleep).
  */
 static void revocable_domain_put(struct revocable_domain *dom, bool can_sleep)
 {
@@ -288,22 +289,24 @@ EXPORT_SYMBOL_GPL(revocable_domain_set_slow);
 
 static void revocable_provider_free_rcu(struct rcu_head *head)
 {
-	struct revocable_provider *rp =
-		container_of(head, struct revocable_provider, rcu);
-	struct revocable_domain *dom = rp->dom;
-
-	kfree(rp);
-	if (dom != &revocable_default)
-		revocable_domain_put(dom, false);
+	kfree(container_of(head, struct revocable_provider, rcu));
 }
 
+/*
+ * The last reference is gone: nothing enters an access through the shell
+ * again, so its hold on the domain goes now.  The shell itself is freed a
+ * grace period later, since revocable_provider_get_rcu() may still be
+ * looking at its count (and at nothing else of it).
+ */
 static void revocable_provider_release(struct kref *kref)
 {
 	struct revocable_provider *rp =
 		container_of(kref, struct revocable_provider, kref);
+	struct revocable_domain *dom = rp->dom;
 
-	/* revocable_provider_get_rcu() may still be looking at the shell. */
 	call_rcu(&rp->rcu, revocable_provider_free_rcu);
+	if (dom != &revocable_default)
+		revocable_domain_put(dom, false);
 }
 
 struct revocable_provider __rcu *

@@ -76,6 +76,42 @@ START_TEST(domain_free_refuses_while_providers_live)
 }
 END_TEST
 
+static int domain_id(struct revocable_domain *dom)
+{
+	return ((const struct __revocable_srcu *)
+		((const struct __revocable_domain_head *)dom)->ssp)->id;
+}
+
+/*
+ * The last reference, put after the owner freed the domain, frees it
+ * later, without anyone waiting: its SRCU id comes back once the RCU
+ * callback thread has run the deferred free (rcu_barrier() waits for
+ * that here).  Freed in the owner's call when the provider is already
+ * released: the id is free at once.
+ */
+START_TEST(domain_freed_by_last_release)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("late");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	int id = domain_id(dom);
+
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+	revocable_provider_put(ref);
+	rcu_barrier();
+	dom = revocable_domain_alloc("again");
+	ck_assert_int_eq(domain_id(dom), id);
+
+	rp = revocable_provider_alloc_in(dom, (void *)1);
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+	dom = revocable_domain_alloc("third");
+	ck_assert_int_eq(domain_id(dom), id);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
 /*
  * Domain ids have no cap (there used to be 64): many more domains than
  * that live at once, each usable, and freed ids are handed out again.
@@ -779,6 +815,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, domain_alloc_access_revoke_free);
 	tcase_add_test(tc, domain_revoke_ignores_other_domains_readers);
 	tcase_add_test(tc, domain_free_refuses_while_providers_live);
+	tcase_add_test(tc, domain_freed_by_last_release);
 	tcase_add_test(tc, domain_ids_have_no_cap_and_are_reused);
 	tcase_add_test(tc, get_rcu_counts_and_put_releases);
 	tcase_add_test(tc, get_rcu_on_empty_slot_is_null);
