@@ -16,6 +16,16 @@ import statistics
 import sys
 
 RX = re.compile(r"revocable_bench: (\S+) (\d+)$")
+LIFE = re.compile(r"revocable_bench: life (\S+) (\d+)$")
+# The lifecycle rows, with what each is, and the peer each is compared to.
+LIVES = [
+    ("domain", "revocable_domain_alloc + free", "srcu"),
+    ("provider", "provider alloc + revoke + release (default domain)", "srcu_sync"),
+    ("device", "device: domain, provider, reference, access, revoke, free", "srcu_sync"),
+    ("srcu", "init_srcu_struct + cleanup_srcu_struct", None),
+    ("srcu_sync", "init_srcu_struct, reader, synchronize_srcu, cleanup", None),
+    ("percpu_ref", "percpu_ref_init + kill + release + exit", None),
+]
 
 # Every form the module may report, in the order of the table, with what
 # it is.  A form missing from the logs (revocable_access_bound on a core
@@ -58,6 +68,10 @@ def read_boot(path):
         line = re.sub(r"^\[\s*\d+\.\d+\]\s?", "", line.rstrip())
         if line == "revocable_bench: done":
             done = True
+        m = LIFE.match(line)
+        if m:
+            res["life:" + m.group(1)] = int(m.group(2)) / 1000
+            continue
         m = RX.match(line)
         if m:
             res[m.group(1)] = int(m.group(2)) / 1000
@@ -98,7 +112,8 @@ def main():
     allcpu = next(k.split("@")[1] for k in boots[0] if "@" in k)
     modes = (("one CPU", ""), (f"all CPUs at once ({allcpu}, per CPU)", "@" + allcpu))
     known = [f for f, _ in FORMS]
-    names = known + sorted({k.split("@")[0] for b in boots for k in b} - set(known))
+    names = known + sorted({k.split("@")[0] for b in boots for k in b
+                            if not k.startswith("life:")} - set(known))
     label = dict(FORMS)
 
     ns, ns_spread, per_form = {}, {}, {}
@@ -150,7 +165,24 @@ def main():
             ratios[key] = s["median"]
             ratio_spread[key] = s
             print(f"  {lab:38s} {fmt(s, 6)}x" + (f" (target {target})" if target else ""))
-    json.dump({"boots": n, "logs": logs,
+    lives = {}
+    if any("life:" + k in b for k, _, _ in LIVES for b in boots):
+        print("A device's life (ns each; per boot, then the median; "
+              "ratio to the peer of the same boot)")
+        for key, lab, peer in LIVES:
+            vals = [b["life:" + key] for b in boots if "life:" + key in b]
+            if not vals:
+                continue
+            row = {"ns": spread(vals)}
+            col = ""
+            if peer:
+                r = ratio("life:" + key, "life:" + peer)
+                if r:
+                    row["vs_" + peer] = spread(r)
+                    col = f"{fmt(row['vs_' + peer], 6)}x {peer}"
+            lives[key] = row
+            print(f"  {lab:58} {fmt(row['ns'], 10, 0):>26} {col}")
+    json.dump({"boots": n, "logs": logs, "lives": lives,
                # The medians over the boots (one boot: that boot's figures),
                # under the names of the single-boot format.
                "ns_per_op": ns, "ratios": ratios,

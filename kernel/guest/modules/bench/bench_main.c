@@ -6,8 +6,14 @@
  * file the userspace benchmark builds).  Each form runs on one CPU, then
  * on every CPU at once.  Results are printed as
  * "revocable_bench: NAME NS_PER_OP_X1000" lines (NAME@Ncpu for the runs on
- * every CPU), then the module fails to load on purpose so that nothing
- * stays behind.
+ * every CPU).  Then what a device's life costs ("revocable_bench: life
+ * NAME NS_PER_OP_X1000"): a domain made and freed, a provider made,
+ * revoked and released, a whole device (domain, provider, a consumer's
+ * reference and access, revoke, free), against init_srcu_struct() and
+ * cleanup_srcu_struct(), the same with a reader and synchronize_srcu()
+ * (what a stock device does), and a percpu_ref made, killed, released and
+ * exited.  Then the module fails to load on purpose so that nothing stays
+ * behind.
  */
 #include <linux/completion.h>
 #include <linux/cpumask.h>
@@ -282,6 +288,127 @@ static u64 loop_upstream(struct bench_ctx *c, unsigned long n)
 }
 
 /* Every form, in the order of the report. */
+/* ----- a device's life ---------------------------------------------------- */
+
+/* Lives per measurement: each is microseconds to a grace period long. */
+#define LIFE_N	200
+
+static bool life_domain(void)
+{
+	return !revocable_domain_free(revocable_domain_alloc("bench-life"));
+}
+
+/* A provider in the default domain: made, revoked, released. */
+static bool life_provider(void)
+{
+	struct revocable_provider __rcu *slot = revocable_provider_alloc(&bench_target);
+
+	return slot && revocable_revoke(&slot) == 1;
+}
+
+/* A device with a domain of its own, as a converted subsystem has. */
+static bool life_device(void)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("bench-life");
+	struct revocable_provider __rcu *slot;
+	struct revocable_provider *ref;
+	struct revocable acc;
+	bool ok;
+
+	if (!dom)
+		return false;
+	slot = revocable_provider_alloc_in(dom, &bench_target);
+	ref = revocable_provider_get_rcu(&slot);
+	ok = ref && revocable_access(ref, &acc) == &bench_target;
+	revocable_withdraw_access(&acc);
+	ok = revocable_revoke(&slot) == 1 && ok;
+	revocable_provider_put(ref);
+	return !revocable_domain_free(dom) && ok;
+}
+
+static bool life_srcu(void)
+{
+	struct srcu_struct s;
+
+	if (init_srcu_struct(&s))
+		return false;
+	cleanup_srcu_struct(&s);
+	return true;
+}
+
+/* What a stock device does with its srcu_struct: a reader, a sync, cleanup. */
+static bool life_srcu_sync(void)
+{
+	struct srcu_struct s;
+	int idx;
+
+	if (init_srcu_struct(&s))
+		return false;
+	idx = srcu_read_lock(&s);
+	srcu_read_unlock(&s, idx);
+	synchronize_srcu(&s);
+	cleanup_srcu_struct(&s);
+	return true;
+}
+
+static DECLARE_COMPLETION(life_ref_done);
+
+static void life_ref_release(struct percpu_ref *ref)
+{
+	complete(&life_ref_done);
+}
+
+static bool life_percpu_ref(void)
+{
+	struct percpu_ref r;
+
+	if (percpu_ref_init(&r, life_ref_release, 0, GFP_KERNEL))
+		return false;
+	percpu_ref_kill(&r);
+	wait_for_completion(&life_ref_done);
+	percpu_ref_exit(&r);
+	return true;
+}
+
+static const struct {
+	const char *name;
+	bool (*fn)(void);
+} lives[] = {
+	{ "domain", life_domain },
+	{ "provider", life_provider },
+	{ "device", life_device },
+	{ "srcu", life_srcu },
+	{ "srcu_sync", life_srcu_sync },
+	{ "percpu_ref", life_percpu_ref },
+};
+
+/* Each life LIFE_N times in a row, RUNS runs; the median run per life. */
+static void run_lives(void)
+{
+	u64 ns[RUNS], t0, tmp;
+	unsigned int l;
+	int r, i, j;
+
+	for (l = 0; l < ARRAY_SIZE(lives); l++) {
+		for (r = 0; r < RUNS; r++) {
+			t0 = ktime_get_ns();
+			for (j = 0; j < LIFE_N; j++)
+				if (!lives[l].fn())
+					pr_err("revocable_bench: life %s failed\n",
+					       lives[l].name);
+			ns[r] = ktime_get_ns() - t0;
+			for (i = r; i > 0 && ns[i - 1] > ns[i]; i--) {
+				tmp = ns[i];
+				ns[i] = ns[i - 1];
+				ns[i - 1] = tmp;
+			}
+			cond_resched();
+		}
+		pr_info("revocable_bench: life %s %llu\n", lives[l].name,
+			div64_u64(ns[RUNS / 2] * 1000, LIFE_N));
+	}
+}
+
 static const struct bench_form {
 	const char *name;
 	u64 (*fn)(struct bench_ctx *c, unsigned long n);
@@ -337,6 +464,7 @@ static int __init revocable_bench_init(void)
 		run(forms[i].name, forms[i].fn, c);
 	for (i = 0; i < ARRAY_SIZE(forms); i++)
 		run_all_cpus(forms[i].name, forms[i].fn, c);
+	run_lives();
 	pr_info("revocable_bench: done\n");
 
 	revocable_provider_put(c->ref);

@@ -54,6 +54,7 @@
  * synchronize_rcu(); they run with bottom halves disabled, as SRCU's do.
  */
 #include <linux/bug.h>
+#include <linux/delay.h>
 #include <linux/error-injection.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -67,8 +68,14 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-/* A wait for readers polls at most this many jiffies apart. */
-#define REVOCABLE_SRCU_MAX_POLL	2
+/*
+ * A wait for readers polls first after REVOCABLE_SRCU_MIN_POLL_US, then
+ * twice as long each time, up to REVOCABLE_SRCU_MAX_POLL jiffies apart: a
+ * reader that the revoker has just woken leaves within microseconds, and
+ * should not cost the revoker a jiffy; one that sleeps costs polls.
+ */
+#define REVOCABLE_SRCU_MIN_POLL_US	10
+#define REVOCABLE_SRCU_MAX_POLL		2
 
 /* Report every @every_ms a wait lasts, through @report; 0: never. */
 struct revocable_srcu_wait {
@@ -94,22 +101,28 @@ static unsigned long revocable_srcu_sum(struct revocable_srcu *ssp, int idx,
 	return sum;
 }
 
+/* Sleep before the next look, @delay_us long (doubled for the next one). */
 static void revocable_srcu_poll(struct revocable_srcu_wait *w,
-				unsigned long *delay)
+				unsigned long *delay_us)
 {
+	unsigned long max_us = jiffies_to_usecs(REVOCABLE_SRCU_MAX_POLL);
+
 	if (w && w->every_ms && time_after_eq(jiffies, w->next)) {
 		w->report(w->arg, jiffies_to_msecs(jiffies - w->start));
 		w->next = jiffies + msecs_to_jiffies(w->every_ms);
 	}
-	schedule_timeout_uninterruptible(*delay);
-	*delay = min(*delay * 2, (unsigned long)REVOCABLE_SRCU_MAX_POLL);
+	if (*delay_us < jiffies_to_usecs(1))
+		usleep_range(*delay_us, 2 * *delay_us);
+	else
+		schedule_timeout_uninterruptible(usecs_to_jiffies(*delay_us));
+	*delay_us = min(*delay_us * 2, max_us);
 }
 
 /* Wait until no reader is inside a section counted under @idx. */
 static void revocable_srcu_drain(struct revocable_srcu *ssp, int idx,
 				 bool expedite, struct revocable_srcu_wait *w)
 {
-	unsigned long unlocks, delay = 1;
+	unsigned long unlocks, delay = REVOCABLE_SRCU_MIN_POLL_US;
 
 	for (;;) {
 		unlocks = revocable_srcu_sum(ssp, idx, false);
@@ -271,7 +284,7 @@ void revocable_srcu_synchronize_report(struct revocable_srcu *ssp,
 		.start = jiffies,
 		.next = jiffies + msecs_to_jiffies(every_ms),
 	};
-	unsigned long delay = 1;
+	unsigned long delay = REVOCABLE_SRCU_MIN_POLL_US;
 
 	might_sleep();
 	RCU_LOCKDEP_WARN(revocable_srcu_read_lock_held(ssp),
