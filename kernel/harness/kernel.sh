@@ -424,7 +424,7 @@ plan_resolve() {
 			[ ${#w[@]} = 4 ] || die "kernel/harness/plan:$no: usage: put GUEST HOW ARG"
 			puts+=("${w[*]:1}")
 			;;
-		userspace | load | modprobe | run | unload | format)
+		userspace | load | modprobe | run | unload | format | skip-ok)
 			[ "${w[0]}" != userspace ] || us=1
 			[ "${head%% *}" = step ] ||
 				die "kernel/harness/plan:$no: ${w[0]} outside a step"
