@@ -51,23 +51,30 @@ struct bench_ctx {
 
 #define RUNS	7
 
+/* Put ns[r] in its place among ns[0..r-1] (sorted): the median is reported. */
+static void sort_last(u64 *ns, int r)
+{
+	u64 tmp;
+
+	for (; r > 0 && ns[r - 1] > ns[r]; r--) {
+		tmp = ns[r];
+		ns[r] = ns[r - 1];
+		ns[r - 1] = tmp;
+	}
+}
+
 static void run(const char *name, u64 (*fn)(struct bench_ctx *, unsigned long),
 	       struct bench_ctx *ctx)
 {
-	u64 ns[RUNS], t0, tmp;
-	int r, i;
+	u64 ns[RUNS], t0;
+	int r;
 
 	for (r = 0; r < RUNS; r++) {
 		t0 = ktime_get_ns();
 		if (fn(ctx, iters) != (u64)iters * bench_target)
 			pr_err("revocable_bench: %s: wrong result\n", name);
 		ns[r] = ktime_get_ns() - t0;
-		/* Insertion sort: the median is what is reported. */
-		for (i = r; i > 0 && ns[i - 1] > ns[i]; i--) {
-			tmp = ns[i];
-			ns[i] = ns[i - 1];
-			ns[i - 1] = tmp;
-		}
+		sort_last(ns, r);
 		cond_resched();
 	}
 	/* ns per op, times 1000, as an integer: the kernel has no %f. */
@@ -385,9 +392,9 @@ static const struct {
 /* Each life LIFE_N times in a row, RUNS runs; the median run per life. */
 static void run_lives(void)
 {
-	u64 ns[RUNS], t0, tmp;
+	u64 ns[RUNS], t0;
 	unsigned int l;
-	int r, i, j;
+	int r, j;
 
 	for (l = 0; l < ARRAY_SIZE(lives); l++) {
 		for (r = 0; r < RUNS; r++) {
@@ -397,11 +404,7 @@ static void run_lives(void)
 					pr_err("revocable_bench: life %s failed\n",
 					       lives[l].name);
 			ns[r] = ktime_get_ns() - t0;
-			for (i = r; i > 0 && ns[i - 1] > ns[i]; i--) {
-				tmp = ns[i];
-				ns[i] = ns[i - 1];
-				ns[i - 1] = tmp;
-			}
+			sort_last(ns, r);
 			cond_resched();
 		}
 		pr_info("revocable_bench: life %s %llu\n", lives[l].name,
