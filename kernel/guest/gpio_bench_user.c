@@ -32,6 +32,7 @@
 
 #include "bench_user.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define SIM		"/sys/kernel/config/gpio-sim"
 #define TRACING		"/sys/kernel/tracing"
 /* Chips per round of the lifecycle rows. */
@@ -184,7 +185,7 @@ static void bench_life_profile(void)
 		perror("gpio_bench_user: " TRACING "/set_ftrace_filter");
 		return;
 	}
-	for (i = 0; i < sizeof(gp_funcs) / sizeof(gp_funcs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(gp_funcs); i++)
 		put_file(TRACING "/set_ftrace_filter", gp_funcs[i], O_APPEND);
 	if (put_file(TRACING "/function_profile_enabled", "1", 0)) {
 		perror("gpio_bench_user: function_profile_enabled");
@@ -193,7 +194,7 @@ static void bench_life_profile(void)
 	for (i = 0; i < LIFE_CHIPS; i++)
 		life_one((int)i, ns);
 	put_file(TRACING "/function_profile_enabled", "0", 0);
-	for (i = 0; i < sizeof(gp_funcs) / sizeof(gp_funcs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(gp_funcs); i++) {
 		gp_profile_sum(gp_funcs[i], &hits, &us);
 		printf("GPIOGP: %s hits_per_chip=%.2f us_per_chip=%.1f\n",
 		       gp_funcs[i], (double)hits / LIFE_CHIPS, us / LIFE_CHIPS);
@@ -220,7 +221,7 @@ static void line_request(struct gpio_v2_line_request *req, unsigned int line)
 	req->offsets[0] = line;
 	req->num_lines = 1;
 	req->config.flags = GPIO_V2_LINE_FLAG_INPUT;
-	strcpy(req->consumer, "gpio_bench_user");
+	snprintf(req->consumer, sizeof(req->consumer), "gpio_bench_user");
 }
 
 int main(int argc, char **argv)
