@@ -474,12 +474,23 @@ static void *storm_fn(void *arg)
 	return NULL;
 }
 
+/*
+ * The storm thread starts with every signal blocked: the interval timer's
+ * SIGALRM is sent to the process, and one delivered to the new thread
+ * before storm_fn() blocked it would run the handler there, on the
+ * handle the main thread uses (a real race, which TSan reported).
+ */
 static void storm_start(struct storm *s, pthread_t target, int sig)
 {
+	sigset_t all, old;
+
 	memset(s, 0, sizeof(*s));
 	s->target = target;
 	s->sig = sig;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	test_thread_start(&s->thread, storm_fn, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void storm_stop(struct storm *s)
