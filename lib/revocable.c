@@ -238,10 +238,13 @@ int revocable_domain_barrier(struct revocable_domain *dom)
 		return -EDEADLK;
 	/*
 	 * Async revokes run their done callbacks.  The shells they release
-	 * are freed by RCU callbacks in this file, which need no waiting
-	 * for: each holds a reference to the domain.
+	 * are freed by RCU callbacks that no longer touch the domain, which
+	 * nobody needs to wait for (userspace runs them, where it is cheap).
 	 */
 	revocable_srcu_barrier(dom->ssp);
+#ifdef revocable_flush_released
+	revocable_flush_released();
+#endif
 	return 0;
 }
 EXPORT_SYMBOL_GPL(revocable_domain_barrier);

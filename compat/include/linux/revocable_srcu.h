@@ -25,6 +25,12 @@
 #define revocable_srcu_barrier			srcu_barrier
 #define revocable_srcu_set_name			compat_srcu_set_name
 #define revocable_srcu_would_deadlock		compat_srcu_would_deadlock
+/*
+ * Userspace only: revocable_domain_barrier() also runs the frees of the
+ * shells released so far (cheap here), so that a program that frees its
+ * domains and exits leaves nothing queued for valgrind to report.
+ */
+#define revocable_flush_released()		rcu_barrier()
 #define DEFINE_STATIC_REVOCABLE_SRCU(name)	DEFINE_STATIC_SRCU(name)
 
 /*
