@@ -128,7 +128,8 @@ int revocable_domain_free(struct revocable_domain *dom);
  * far have run.  Call it before unloading code that such callbacks would
  * run.  When nothing is pending in @dom, it returns without waiting.  (The
  * memory of released providers is freed by the library's own callbacks,
- * which nobody needs to wait for.)
+ * which nobody needs to wait for; in userspace this call runs those too,
+ * so that a program that exits next leaves nothing queued.)
  *
  * Context: process context; may sleep; not inside an access of @dom, not
  * from a completion callback.
