@@ -562,8 +562,12 @@ START_TEST(domain_create_free_is_cheap)
 		ck_assert_int_eq(revocable_domain_free(dom), 0);
 	}
 	ms = test_now_ms() - t0;
-	/* 1 ms each at most, where 10 ms was the norm. */
-	ck_assert_msg(ms < test_bound_ms(n), "%u domains took %lu ms", n, ms);
+	/*
+	 * 2 ms each at most, where 10 ms was the norm: each free also runs
+	 * the released shells' frees (userspace), a grace period of RCU,
+	 * which TSan slows to about a millisecond.
+	 */
+	ck_assert_msg(ms < test_bound_ms(2 * n), "%u domains took %lu ms", n, ms);
 }
 END_TEST
 
