@@ -267,7 +267,7 @@ int revocable_domain_free(struct revocable_domain *dom)
 	if (WARN(left, "domain %s freed with %ld providers not revoked\n",
 		 dom->name, left))
 		return -EBUSY;
-	/* Shells still referenced or not freed yet free it after them. */
+	/* Providers still referenced keep it until their release. */
 	revocable_domain_put(dom, true);
 	return 0;
 }
