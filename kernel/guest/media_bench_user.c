@@ -10,6 +10,12 @@
  * there is one queue).  Prints the time per call, per open and close, or
  * per frame (with the frames per second), as the median of the rounds.
  *
+ * Then a vivid instance's life ("unbind", "bind", "vivid_life"): its
+ * platform device unbound from the driver through sysfs while a file of
+ * its capture node is open (the file's next ioctl must fail, then it is
+ * closed), and bound again (probe, its nodes registered): LIFE_CYCLES
+ * cycles a round, the time of each write to sysfs.
+ *
  * The streaming rate is the CPU's, not a frame rate's.  vivid's capture
  * thread computes from jiffies which frame is due and sleeps until the
  * next one; when the next one is due within the current jiffy it does not
@@ -47,6 +53,9 @@
 #define MAX_MODS	16
 #define NBUFS		4
 #define WARMUP		64
+/* Unbind + bind cycles per round of the lifecycle rows. */
+#define LIFE_CYCLES	10
+#define VIVID_DRV	"/sys/bus/platform/drivers/vivid"
 /* vivid: one instance with a video capture node only, its input HDMI. */
 #define VIVID_PARAMS	"n_devs=1 node_types=0x1 num_inputs=1 input_types=0x3"
 /* The HDMI timings (CVT reduced blanking v2, see above). */
@@ -390,6 +399,82 @@ static void stream_frames(int fd, int rounds, double secs)
 		die("VIDIOC_REQBUFS 0");
 }
 
+/* The name of vivid's platform device, bound to the driver now. */
+static void vivid_pdev(char *name, size_t size)
+{
+	struct dirent *e;
+	DIR *d = opendir(VIVID_DRV);
+
+	if (!d)
+		die(VIVID_DRV);
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "vivid.", 6)) {
+			snprintf(name, size, "%s", e->d_name);
+			closedir(d);
+			return;
+		}
+	fprintf(stderr, "media_bench_user: no vivid device bound\n");
+	exit(1);
+}
+
+/* @dev written to the driver's bind or unbind attribute; ns. */
+static double drv_write(const char *attr, const char *dev)
+{
+	char path[128];
+	double t0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", VIVID_DRV, attr);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(path);
+	t0 = now_ns();
+	if (write(fd, dev, strlen(dev)) != (ssize_t)strlen(dev))
+		die(path);
+	t0 = now_ns() - t0;
+	close(fd);
+	return t0;
+}
+
+/*
+ * Unbind vivid under an open file of its capture node and bind it again,
+ * LIFE_CYCLES times a round; the median round of each row.
+ */
+static void bench_life(int rounds)
+{
+	double unb[MAX_ROUNDS], bnd[MAX_ROUNDS], life[MAX_ROUNDS];
+	struct v4l2_capability cap;
+	char dev[256], node[32];
+
+	vivid_pdev(dev, sizeof(dev));
+	for (int r = 0; r < rounds; r++) {
+		double u = 0, b = 0;
+
+		for (int i = 0; i < LIFE_CYCLES; i++) {
+			int fd = find_capture(node, sizeof(node));
+
+			u += drv_write("unbind", dev);
+			if (!ioctl(fd, VIDIOC_QUERYCAP, &cap) || errno != ENODEV) {
+				fprintf(stderr, "media_bench_user: VIDIOC_QUERYCAP after unbind: %s\n",
+					strerror(errno));
+				exit(1);
+			}
+			close(fd);
+			b += drv_write("bind", dev);
+		}
+		unb[r] = u / LIFE_CYCLES;
+		bnd[r] = b / LIFE_CYCLES;
+		life[r] = (u + b) / LIFE_CYCLES;
+	}
+	qsort(unb, rounds, sizeof(unb[0]), bench_cmp);
+	qsort(bnd, rounds, sizeof(bnd[0]), bench_cmp);
+	qsort(life, rounds, sizeof(life[0]), bench_cmp);
+	printf("%s: unbind cpus=1 ns_per_op=%.3f\n", TAG, unb[rounds / 2]);
+	printf("%s: bind cpus=1 ns_per_op=%.3f\n", TAG, bnd[rounds / 2]);
+	printf("%s: vivid_life cpus=1 ns_per_op=%.3f\n", TAG, life[rounds / 2]);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	long num[3] = { 100000, 5, 1 };
@@ -432,5 +517,6 @@ int main(int argc, char **argv)
 			 rounds);
 	stream_frames(fd, rounds, num[2] > 0 ? num[2] : 1);
 	close(fd);
+	bench_life(rounds);
 	return 0;
 }

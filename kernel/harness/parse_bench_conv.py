@@ -8,9 +8,10 @@ usage: parse_bench_conv.py gpio|evdev|media|gpiod DIR OUT.json
 DIR holds one console log per boot, VARIANT-N.log (N the boot's number:
 boot N of every variant ran in the same round of the interleaving), each
 with lines "GPIOBENCH: user|request|kernel cpus=N ns_per_op=X",
-"EVDEVBENCH: version|open|stream cpus=N ns_per_op=X" or
-"MEDIABENCH: querycap|gfmt|open|stream cpus=N ns_per_op=X" (media's
-stream: X ns per frame; its rows also carry the frames per second).
+"EVDEVBENCH: version|open|stream cpus=N ns_per_op=X" or "MEDIABENCH:
+querycap|gfmt|open|stream|unbind|bind|vivid_life cpus=N ns_per_op=X"
+(media's stream: X ns per frame; its rows also carry the frames per
+second).
 
 For every loop, CPU count and kernel (stock, converted, and those of the
 logs' other variants: gpio's "shared" domain and "unprotected" floor)
@@ -21,7 +22,9 @@ the ratio of the medians, and the median of the per-boot ratios (boot N of
 one kernel over boot N of the other) with their min-max and IQR.  The
 verdict, as before, compares converted / stock (ratio of the medians) with
 the targets: <= 1.02 for the userspace loops, <= 1.05 for the in-kernel
-GPIO loop; the open and request loops have no target.
+GPIO loop, <= 1.00 for the lifecycle rows of issue 31 (the libgpiod
+suite, a chip's or a device's whole life, open + close); the rows that
+make up a life have none.
 """
 import glob
 import json
@@ -62,8 +65,11 @@ LOOPS = {
     "media": {
         "querycap": (1.02, "VIDIOC_QUERYCAP on vivid's capture node (userspace)"),
         "gfmt": (1.02, "VIDIOC_G_FMT, video capture (userspace)"),
-        "open": (None, "open + close of the video node (userspace)"),
+        "open": (1.02, "open + close of the video node (userspace)"),
         "stream": (1.02, "vivid streaming, VIDIOC_DQBUF + VIDIOC_QBUF, per frame"),
+        "unbind": (None, "vivid unbound from its driver under an open file"),
+        "bind": (None, "vivid bound again: probe, nodes registered"),
+        "vivid_life": (1.00, "a vivid instance's unbind + bind (the two above)"),
     },
 }[KIND]
 TARGET = {k: v[0] for k, v in LOOPS.items()}

@@ -316,10 +316,16 @@ static struct revocable_fops_file *rfo_file(struct revocable_fops *rfo,
 	return NULL;
 }
 
+/*
+ * A file is tracked from its first mapping on, not from its open: opening
+ * and closing a file that never maps costs no allocation.  The record is
+ * added inside the mmap's access, so a revoke that drains the access finds
+ * it, as it finds every file that mapped before.
+ */
 static int rfo_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct revocable_fops *rfo = rfo_of(file);
-	struct revocable_fops_file *rf;
+	struct revocable_fops_file *rf, *new = NULL;
 	struct mm_struct *old = NULL;
 	int ret;
 
@@ -327,12 +333,25 @@ static int rfo_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (!acc.res)
 		return -ENODEV;
+	if (!rfo->keep_mappings) {
+		spin_lock(&rfo->lock);
+		rf = rfo_file(rfo, file);
+		spin_unlock(&rfo->lock);
+		if (!rf) {
+			new = kzalloc(sizeof(*new), GFP_KERNEL);
+			if (!new)
+				return -ENOMEM;
+			new->file = file;
+		}
+	}
 	ret = rfo->fops->mmap(file, vma);
-	if (ret || rfo->keep_mappings)
+	if (!ret && !rfo->keep_mappings)
+		ret = rfo_wrap_vm_ops(rfo, vma);
+	if (ret || rfo->keep_mappings) {
+		/* On a failed wrap, the caller undoes the mapping (close). */
+		kfree(new);
 		return ret;
-	ret = rfo_wrap_vm_ops(rfo, vma);
-	if (ret)
-		return ret;	/* the caller undoes the mapping (close) */
+	}
 	/*
 	 * Remember the address space: the mapping is linked where revoke can
 	 * find it only after this returns, under the caller's mmap_lock,
@@ -340,12 +359,18 @@ static int rfo_mmap(struct file *file, struct vm_area_struct *vma)
 	 */
 	spin_lock(&rfo->lock);
 	rf = rfo_file(rfo, file);
-	if (rf && rf->mm != vma->vm_mm) {
+	if (!rf) {
+		list_add(&new->node, &rfo->files);
+		rf = new;
+		new = NULL;
+	}
+	if (rf->mm != vma->vm_mm) {
 		old = rf->mm;
 		mmgrab(vma->vm_mm);
 		rf->mm = vma->vm_mm;
 	}
 	spin_unlock(&rfo->lock);
+	kfree(new);	/* another mmap of the file added one meanwhile */
 	if (old)
 		mmdrop(old);
 	return 0;
@@ -412,9 +437,8 @@ static void rfo_free(struct kref *kref)
  * The access parts of open and release are functions of their own rather
  * than scoped_class() blocks: 6.1's cleanup.h has no scoped_class().
  */
-static int rfo_open_access(struct revocable_fops *rfo,
-			   struct revocable_fops_file *rf,
-			   struct inode *inode, struct file *file)
+static int rfo_open_access(struct revocable_fops *rfo, struct inode *inode,
+			   struct file *file)
 {
 	CLASS(revocable, acc)(rfo->head.rp);
 	int ret = 0;
@@ -423,40 +447,24 @@ static int rfo_open_access(struct revocable_fops *rfo,
 		return -ENODEV;
 	if (rfo->fops->open)
 		ret = rfo->fops->open(inode, file);
-	if (ret)
-		return ret;
-	/* Inside the access: a revoke that drains it sees rf. */
-	kref_get(&rfo->kref);
-	if (rf) {
-		spin_lock(&rfo->lock);
-		list_add(&rf->node, &rfo->files);
-		spin_unlock(&rfo->lock);
-	}
-	return 0;
+	if (!ret)
+		kref_get(&rfo->kref);
+	return ret;
 }
 
 static int rfo_open(struct inode *inode, struct file *file)
 {
 	struct revocable_fops *rfo = rfo_of(file);
-	struct revocable_fops_file *rf = NULL;
 	int ret;
 
-	if (rfo->fops->mmap && !rfo->keep_mappings) {
-		rf = kzalloc(sizeof(*rf), GFP_KERNEL);
-		if (!rf)
-			return -ENOMEM;
-		rf->file = file;
-	}
-	ret = rfo_open_access(rfo, rf, inode, file);
-	if (ret) {
-		kfree(rf);
+	ret = rfo_open_access(rfo, inode, file);
+	if (ret)
 		/*
 		 * The caller puts f_op after a failed open, maybe after the
 		 * device's owner dropped the last reference to this object:
 		 * leave it the driver's table, as rfo_release() does.
 		 */
 		file->f_op = rfo->fops;
-	}
 	return ret;
 }
 
@@ -487,7 +495,12 @@ static int rfo_release(struct inode *inode, struct file *file)
 	struct revocable_fops_file *rf = NULL;
 	int ret = 0;
 
-	if (rfo->fops->mmap) {
+	/*
+	 * A file that mapped was added in its mmap, which held a reference
+	 * on the file; this runs after the last one was put (an ordered
+	 * atomic), so an empty list means the file is not on it.
+	 */
+	if (rfo->fops->mmap && !list_empty(&rfo->files)) {
 		spin_lock(&rfo->lock);
 		rf = rfo_file(rfo, file);
 		if (rf)
@@ -610,8 +623,9 @@ static int rfo_direct_calls(const struct revocable_fops_direct *d,
  * release runs exactly once per successful open, at the last close of the
  * file.  Faults on mappings after revoke get SIGBUS, unless
  * @desc->keep_mappings says the mappings outlive the device.  The only
- * allocation is at open, and only for a driver with mmap whose mappings
- * revoke zaps (to find the file's mappings).
+ * allocation is at a file's first mmap, and only for a driver whose
+ * mappings revoke zaps (to find the file's mappings); open and release
+ * allocate nothing.
  *
  * With @desc->direct, llseek, read, write, read_iter, write_iter, poll,
  * unlocked_ioctl and compat_ioctl are the wrappers DEFINE_REVOCABLE_FOPS()
