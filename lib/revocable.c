@@ -15,8 +15,11 @@
  * - The SRCU read index lives in the access handle, which is owned by one
  *   context at a time.  A handle that is already inside an access refuses a
  *   second one instead of overwriting the index.
- * - The owner's slot is cleared with an atomic exchange: of concurrent
- *   revokers exactly one drops the owner's reference.
+ * - The owner's slot is cleared with an atomic exchange, and the
+ *   provider's revoke state (live, begun, revoking, revoked) changes by
+ *   compare-and-exchange: whatever order and however many times revokes
+ *   and waits come, through however many slots, exactly one drops the
+ *   owner's reference.  The others warn and return an error.
  * - Consumer references are taken from the slot under rcu_read_lock(), and
  *   the shell is freed a grace period after its last reference, so taking a
  *   reference never races with the release.
@@ -87,11 +90,26 @@ struct revocable_domain {
 	struct revocable_srcu srcu;
 };
 
+/*
+ * A provider's revoke state.  LIVE until a revoke detaches it from its
+ * slot; BEGUN after revocable_revoke_begin(), until its wait; REVOKING
+ * while a revoke (or the wait) drains the readers and before it drops the
+ * owner's reference; REVOKED once it drops it.  Only the caller that moves
+ * the state on may drop that reference, and only from REVOKING.
+ */
+enum {
+	REVOCABLE_LIVE,
+	REVOCABLE_BEGUN,
+	REVOCABLE_REVOKING,
+	REVOCABLE_REVOKED,
+};
+
 struct revocable_provider {
 	void __rcu *res;
 	struct revocable_domain *dom;
 	struct revocable_srcu *ssp;	/* dom->ssp */
 	struct kref kref;
+	atomic_t state;
 	void (*done)(void *arg);
 	void *done_arg;
 	struct rcu_head rcu;	/* async revoke, then deferred free */
@@ -300,6 +318,12 @@ static void revocable_provider_free_rcu(struct rcu_head *head)
  * again, so its hold on the domain goes now.  The shell itself is freed a
  * grace period later, since revocable_provider_get_rcu() may still be
  * looking at its count (and at nothing else of it).
+ *
+ * Unless the owner's reference is still owed (the provider is not
+ * revoked): then a consumer put one reference too many.  Freeing would
+ * leave the owner's slot, or a begun revoke, pointing at freed memory, so
+ * the count goes back to the owner's one reference and the extra put is
+ * reported instead.
  */
 static void revocable_provider_release(struct kref *kref)
 {
@@ -307,6 +331,12 @@ static void revocable_provider_release(struct kref *kref)
 		container_of(kref, struct revocable_provider, kref);
 	struct revocable_domain *dom = rp->dom;
 
+	if (WARN(atomic_read(&rp->state) != REVOCABLE_REVOKED,
+		 "revocable_provider_put() of the owner's reference of a provider that is not revoked (domain %s)\n",
+		 dom->name)) {
+		kref_init(&rp->kref);
+		return;
+	}
 	call_rcu(&rp->rcu, revocable_provider_free_rcu);
 	if (dom != &revocable_default)
 		revocable_domain_put(dom, false);
@@ -326,6 +356,7 @@ revocable_provider_alloc_in(struct revocable_domain *dom, void *res)
 	rp->dom = dom;
 	rp->ssp = dom->ssp;
 	kref_init(&rp->kref);
+	atomic_set(&rp->state, REVOCABLE_LIVE);
 	atomic_long_inc(&dom->live);
 	if (dom != &revocable_default)
 		atomic_long_inc(&dom->refs);
@@ -457,28 +488,48 @@ static void revocable_wait_readers(struct revocable_domain *dom)
 	destroy_rcu_head_on_stack(&w.rcu);
 }
 
-/* The revoker that emptied the slot: new accesses get NULL from now on. */
-static void revocable_withdraw_resource(struct revocable_provider *rp)
+/*
+ * The revoker that emptied a slot moves the provider out of LIVE, to
+ * @state (BEGUN or REVOKING); from then on new accesses get NULL.  A
+ * provider that left LIVE already was in another slot as well, which its
+ * revoke emptied: this revoke did nothing, says so and returns false.
+ */
+static bool revocable_withdraw_resource(struct revocable_provider *rp,
+					int state)
 {
+	if (WARN(atomic_cmpxchg(&rp->state, REVOCABLE_LIVE, state) !=
+		 REVOCABLE_LIVE,
+		 "revoke of a provider that a revoke through another slot took already (domain %s)\n",
+		 rp->dom->name))
+		return false;
 	RCU_INIT_POINTER(rp->res, NULL);
 	atomic_long_dec(&rp->dom->live);
+	return true;
+}
+
+/* The owner's reference goes; only from REVOKING, by its taker. */
+static void revocable_drop_owner_ref(struct revocable_provider *rp)
+{
+	atomic_set(&rp->state, REVOCABLE_REVOKED);
+	kref_put(&rp->kref, revocable_provider_release);
 }
 
 /*
  * Clear the owner's slot; the caller that gets the provider revokes it.
- * Returns the provider, NULL when the slot was already empty, or
+ * Returns the provider, moved to @state, NULL when the slot was already
+ * empty (or held a provider revoked through another slot), or
  * ERR_PTR(-EINVAL) (with a warning) for a NULL slot pointer.
  */
 static struct revocable_provider *
-revocable_detach(struct revocable_provider __rcu **rpp)
+revocable_detach(struct revocable_provider __rcu **rpp, int state)
 {
 	struct revocable_provider *rp;
 
 	if (WARN_ON(!rpp))
 		return ERR_PTR(-EINVAL);
 	rp = unrcu_pointer(xchg(rpp, NULL));
-	if (rp)
-		revocable_withdraw_resource(rp);
+	if (rp && !revocable_withdraw_resource(rp, state))
+		rp = NULL;
 	return rp;
 }
 
@@ -509,11 +560,11 @@ revocable_detach_checked(struct revocable_provider __rcu **rpp,
 		}
 	} while (rp && cmpxchg(rpp, rp, NULL) != rp);
 	rcu_read_unlock();
-	if (rp)
-		revocable_withdraw_resource(rp);
+	if (rp && !revocable_withdraw_resource(rp, REVOCABLE_REVOKING))
+		rp = NULL;
 	return rp;
 #else
-	return revocable_detach(rpp);
+	return revocable_detach(rpp, REVOCABLE_REVOKING);
 #endif
 }
 
@@ -525,7 +576,7 @@ static void revocable_finish(struct rcu_head *head)
 
 	if (rp->done)
 		rp->done(rp->done_arg);
-	kref_put(&rp->kref, revocable_provider_release);
+	revocable_drop_owner_ref(rp);
 }
 
 static void revocable_finish_later(struct revocable_provider *rp,
@@ -550,7 +601,7 @@ int revocable_revoke(struct revocable_provider __rcu **rpp)
 		return -EDEADLK;
 	}
 	revocable_wait_readers(rp->dom);
-	kref_put(&rp->kref, revocable_provider_release);
+	revocable_drop_owner_ref(rp);
 	return 1;
 }
 EXPORT_SYMBOL_GPL(revocable_revoke);
@@ -637,7 +688,7 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 		if (deadlock && j == ndoms)
 			revocable_finish_later(rp, NULL, NULL);
 		else
-			kref_put(&rp->kref, revocable_provider_release);
+			revocable_drop_owner_ref(rp);
 	}
 	kfree(rps);
 	return deadlock ? -EDEADLK : (int)cnt;
@@ -647,7 +698,7 @@ EXPORT_SYMBOL_GPL(revocable_revoke_batch);
 struct revocable_provider *
 revocable_revoke_begin(struct revocable_provider __rcu **rpp)
 {
-	struct revocable_provider *rp = revocable_detach(rpp);
+	struct revocable_provider *rp = revocable_detach(rpp, REVOCABLE_BEGUN);
 
 	return IS_ERR(rp) ? NULL : rp;
 }
@@ -655,22 +706,38 @@ EXPORT_SYMBOL_GPL(revocable_revoke_begin);
 
 int revocable_revoke_wait(struct revocable_provider *rp)
 {
+	int state;
+
 	if (WARN_ON(IS_ERR_OR_NULL(rp)))
 		return -EINVAL;
-	if (WARN(rcu_access_pointer(rp->res),
-		 "revoke wait on a provider whose revoke did not begin\n"))
+	state = atomic_read(&rp->state);
+	if (WARN(state != REVOCABLE_BEGUN,
+		 "revoke wait on a provider %s (domain %s)\n",
+		 state == REVOCABLE_LIVE ? "whose revoke did not begin" :
+		 "whose revoke was finished or is being finished",
+		 rp->dom->name))
 		return -EINVAL;
 	if (revocable_cannot_wait(__func__)) {
+		if (atomic_cmpxchg(&rp->state, REVOCABLE_BEGUN,
+				   REVOCABLE_REVOKING) != REVOCABLE_BEGUN)
+			return -EINVAL;
 		revocable_finish_later(rp, NULL, NULL);
 		return -EDEADLK;
 	}
+	/* Refused here, the wait may be called again, where it can wait. */
 	if (WARN(revocable_inside_access(rp->dom),
 		 "revoke wait inside an access of domain %s would deadlock\n",
 		 rp->dom->name) ||
 	    revocable_would_deadlock(rp->dom, __func__))
 		return -EDEADLK;
+	/* Two waits racing: one takes the owner's reference. */
+	if (WARN(atomic_cmpxchg(&rp->state, REVOCABLE_BEGUN,
+				REVOCABLE_REVOKING) != REVOCABLE_BEGUN,
+		 "revoke wait on a provider whose revoke another wait finishes (domain %s)\n",
+		 rp->dom->name))
+		return -EINVAL;
 	revocable_wait_readers(rp->dom);
-	kref_put(&rp->kref, revocable_provider_release);
+	revocable_drop_owner_ref(rp);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(revocable_revoke_wait);

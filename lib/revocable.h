@@ -93,9 +93,8 @@ struct __revocable_provider_head {
  * same domain.  A subsystem whose accesses may sleep for long should have
  * its own domain, so that unrelated revokes never wait for it.
  *
- * Context: process context; may sleep.  In userspace at most 63 domains
- * besides the default one exist at a time.
- * Return: the new domain, or NULL when out of memory or domain slots.
+ * Context: process context; may sleep.
+ * Return: the new domain, or NULL when out of memory.
  */
 struct revocable_domain *revocable_domain_alloc(const char *name);
 
@@ -240,7 +239,10 @@ struct revocable_provider *revocable_provider_get(struct revocable_provider *rp)
  * @rp: the provider; NULL is ignored
  *
  * The provider's memory (not the resource, which belongs to its owner) is
- * freed a grace period after the last reference is dropped.
+ * freed a grace period after the last reference is dropped.  A put that
+ * would drop the owner's reference of a provider that is not revoked yet
+ * (one put too many) frees nothing: it warns, and the owner's reference
+ * stays for its revoke.
  *
  * Context: any.
  */
@@ -260,7 +262,9 @@ void revocable_provider_put(struct revocable_provider *rp);
  * Context: process context; may sleep; not inside an access of the same
  * domain.
  * Return: 1 when this call revoked and readers are drained (the owner may
- * free the resource); 0 when the slot was already empty; -EDEADLK (with a
+ * free the resource); 0 when the slot was already empty, or (with a
+ * warning) held a provider that a revoke through another slot took
+ * already; -EDEADLK (with a
  * warning) when called inside an access of the provider's domain: new
  * accesses already fail, but the wait could not be done here, and the
  * owner reference is dropped once the readers drain.  -EDEADLK (with a
@@ -343,7 +347,8 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
  *
  * Context: any.
  * Return: the provider, carrying the owner's reference that
- * revocable_revoke_wait() consumes; NULL when already revoked, or with a
+ * revocable_revoke_wait() consumes; NULL when already revoked (with a
+ * warning when another slot's revoke took the same provider), or with a
  * warning when @rpp is NULL.
  */
 struct revocable_provider *
@@ -354,7 +359,10 @@ revocable_revoke_begin(struct revocable_provider __rcu **rpp);
  * @rp: what revocable_revoke_begin() returned
  *
  * Waits until every access in progress is withdrawn and drops the owner's
- * reference.  Call it exactly once per successful begin.
+ * reference.  Call it exactly once per successful begin: of several waits
+ * on one begun provider, however they race, one finishes the revoke and the
+ * others return -EINVAL.  A wait after the provider's last reference was
+ * dropped reads freed memory (detected by KASAN, ASan or valgrind).
  *
  * Context: process context; may sleep; not inside an access of the same
  * domain.
@@ -362,7 +370,9 @@ revocable_revoke_begin(struct revocable_provider __rcu **rpp);
  * access of the domain (or, in userspace, from a signal handler that
  * interrupted the library inside the domain's grace period or callback
  * queue), nothing done, call again from elsewhere; -EINVAL
- * (with a warning) for NULL or a provider that was not begun.
+ * (with a warning) for NULL, a provider that was not begun (live, or
+ * revoked by revocable_revoke() or revocable_revoke_async()), or one whose
+ * wait another call did or does.
  */
 int revocable_revoke_wait(struct revocable_provider *rp);
 

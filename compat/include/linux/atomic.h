@@ -81,6 +81,11 @@
 	static __always_inline bool op##_dec_and_test(atype *v)		\
 	{								\
 		return op##_dec_return(v) == 0;				\
+	}								\
+	static __always_inline type op##_cmpxchg(atype *v, type old,	\
+						 type new)		\
+	{								\
+		return cmpxchg(&v->counter, old, new);			\
 	}
 
 __COMPAT_ATOMIC_OPS(atomic, atomic_t, int)
