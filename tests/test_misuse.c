@@ -394,6 +394,193 @@ static void waiting_from_done_callback(int op)
 		ck_assert_int_eq(revocable_domain_free(c.dom), 0);
 }
 
+/*
+ * Issue 32: the owner's reference is dropped exactly once, whatever order
+ * and however many times the revoke calls come.  Each case keeps a
+ * consumer reference, so that a second drop of the owner's reference
+ * would free the provider under it (ASan and valgrind report the access
+ * that follows; without them, the access's result is checked).
+ */
+START_TEST(second_wait_after_begin_is_refused)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable_provider *begun = revocable_revoke_begin(&rp);
+	struct revocable acc;
+	int ret = 0;
+
+	ck_assert_ptr_eq(begun, ref);
+	ck_assert_int_eq(revocable_revoke_wait(begun), 0);
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_wait(begun)), 1);
+	ASSERT_WARNED_IN_LIB();
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_wait(begun)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_ptr_null(revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+}
+END_TEST
+
+START_TEST(wait_after_sync_revoke_is_refused)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable acc;
+	int ret = 0;
+
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_wait(ref)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_ptr_null(revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+}
+END_TEST
+
+static void count_done(void *arg)
+{
+	__atomic_add_fetch((int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
+START_TEST(wait_after_async_revoke_is_refused)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	int done = 0, ret = 0;
+
+	ck_assert_int_eq(revocable_revoke_async(&rp, count_done, &done), 1);
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_wait(ref)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_int_eq(revocable_domain_barrier(revocable_default_domain()), 0);
+	ck_assert_int_eq(__atomic_load_n(&done, __ATOMIC_SEQ_CST), 1);
+	/* After the async revoke finished, too. */
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_wait(ref)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	revocable_provider_put(ref);
+}
+END_TEST
+
+/* Two threads wait on one begun provider at once: one finishes it. */
+static void *wait_begun(void *arg)
+{
+	return (void *)(long)revocable_revoke_wait(arg);
+}
+
+START_TEST(racing_waits_finish_once)
+{
+	for (int round = 0; round < 50; round++) {
+		struct revocable_provider __rcu *rp =
+			revocable_provider_alloc((void *)1);
+		struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+		struct revocable_provider *begun = revocable_revoke_begin(&rp);
+		unsigned long w = compat_warn_count();
+		pthread_t t[2];
+		void *r[2];
+
+		for (int i = 0; i < 2; i++)
+			ck_assert_int_eq(pthread_create(&t[i], NULL, wait_begun, begun), 0);
+		for (int i = 0; i < 2; i++)
+			ck_assert_int_eq(pthread_join(t[i], &r[i]), 0);
+		/* One 0 and one -EINVAL (with its warning), in either order. */
+		ck_assert_int_eq((long)r[0] + (long)r[1], -EINVAL);
+		ck_assert_int_eq((long)r[0] * (long)r[1], 0);
+		ck_assert_uint_eq(compat_warn_count() - w, 1);
+		revocable_provider_put(ref);
+	}
+}
+END_TEST
+
+START_TEST(wait_on_live_provider_keeps_it_published)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)7);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable acc;
+	int ret = 0;
+
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_wait(ref)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	revocable_provider_put(ref);
+	/* The owner's reference is intact: the slot still works. */
+	ref = revocable_provider_get_rcu(&rp);
+	ck_assert_ptr_eq(revocable_access(ref, &acc), (void *)7);
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+}
+END_TEST
+
+START_TEST(put_too_many_of_live_provider_warns_and_keeps_it)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)7);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable acc;
+
+	revocable_provider_put(ref);
+	/* This put would drop the owner's reference. */
+	ck_assert_uint_eq(WARNS(revocable_provider_put(ref)), 1);
+	ASSERT_WARNED_IN_LIB();
+	ref = revocable_provider_get_rcu(&rp);
+	ck_assert_ptr_nonnull(ref);
+	ck_assert_ptr_eq(revocable_access(ref, &acc), (void *)7);
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	ck_assert_int_eq(revocable_revoke(&rp), 1);
+	ck_assert_ptr_null(rcu_access_pointer(rp));
+}
+END_TEST
+
+START_TEST(put_too_many_of_begun_provider_warns_and_wait_still_works)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)7);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable_provider *begun = revocable_revoke_begin(&rp);
+
+	revocable_provider_put(ref);
+	ck_assert_uint_eq(WARNS(revocable_provider_put(ref)), 1);
+	ck_assert_int_eq(revocable_revoke_wait(begun), 0);
+}
+END_TEST
+
+START_TEST(one_provider_in_two_slots_is_revoked_once)
+{
+	struct revocable_provider __rcu *a = revocable_provider_alloc((void *)7);
+	struct revocable_provider __rcu *b = a;
+	struct revocable_provider *ref = revocable_provider_get_rcu(&a);
+	struct revocable_provider __rcu **both[] = { &a, &b };
+	struct revocable acc;
+	int ret = 0;
+
+	ck_assert_int_eq(revocable_revoke(&a), 1);
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke(&b)), 1);
+	ASSERT_WARNED_IN_LIB();
+	ck_assert_int_eq(ret, 0);
+	ck_assert_ptr_null(rcu_access_pointer(b));
+	ck_assert_ptr_null(revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+
+	/* The same through every other form of revoke. */
+	a = revocable_provider_alloc((void *)7);
+	b = a;
+	revocable_provider_put(ref);
+	ref = revocable_provider_get_rcu(&a);
+	ck_assert_ptr_nonnull(revocable_revoke_begin(&a));
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_async(&b, NULL, NULL)), 1);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(revocable_revoke_wait(ref), 0);
+	revocable_provider_put(ref);
+
+	a = revocable_provider_alloc((void *)7);
+	b = a;
+	ref = revocable_provider_get_rcu(&a);
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_batch(both, 2)), 1);
+	ck_assert_int_eq(ret, 1);
+	ck_assert_ptr_null(rcu_access_pointer(a));
+	ck_assert_ptr_null(rcu_access_pointer(b));
+	revocable_provider_put(ref);
+}
+END_TEST
+
 START_TEST(revoke_from_done_callback_warns)
 {
 	waiting_from_done_callback(0);
@@ -453,6 +640,14 @@ Suite *test_suite(void)
 	tcase_add_test(tc, allocation_failures_are_reported);
 	tcase_add_test(tc, batch_fallback_inside_access_reports_deadlock);
 	tcase_add_test(tc, warn_prints_file_line_once_and_counts_always);
+	tcase_add_test(tc, second_wait_after_begin_is_refused);
+	tcase_add_test(tc, wait_after_sync_revoke_is_refused);
+	tcase_add_test(tc, wait_after_async_revoke_is_refused);
+	tcase_add_test(tc, racing_waits_finish_once);
+	tcase_add_test(tc, wait_on_live_provider_keeps_it_published);
+	tcase_add_test(tc, put_too_many_of_live_provider_warns_and_keeps_it);
+	tcase_add_test(tc, put_too_many_of_begun_provider_warns_and_wait_still_works);
+	tcase_add_test(tc, one_provider_in_two_slots_is_revoked_once);
 	tcase_add_test(tc, revoke_from_done_callback_warns);
 	tcase_add_test(tc, revoke_wait_from_done_callback_warns);
 	tcase_add_test(tc, batch_from_done_callback_warns);
