@@ -470,6 +470,70 @@ static void revocable_test_i8_bad_calls(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 0);
 }
 
+/*
+ * I8, the revoke state: the owner's reference is dropped once, whatever
+ * order and however many times the revokes and waits come.  A consumer
+ * reference keeps the provider's memory, so that a second drop would be
+ * a use-after-free under it (KASAN reports it).
+ */
+static void revocable_test_i8_revoke_state(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp, *other;
+	struct revocable_provider *ref, *begun;
+	struct revocable acc;
+
+	/* A second wait, and a wait on a provider revoked without begin. */
+	rp = revocable_provider_alloc(TEST_RES);
+	ref = revocable_provider_get_rcu(&rp);
+	begun = revocable_revoke_begin(&rp);
+	KUNIT_ASSERT_PTR_EQ(test, begun, ref);
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), 0);
+	EXPECT_WARN_BEGIN();
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), -EINVAL);
+	EXPECT_WARN_END();
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+
+	rp = revocable_provider_alloc(TEST_RES);
+	ref = revocable_provider_get_rcu(&rp);
+	EXPECT_WARN_BEGIN();
+	/* Live: refused, and the owner's reference stays. */
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(ref), -EINVAL);
+	EXPECT_WARN_END();
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	EXPECT_WARN_BEGIN();
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(ref), -EINVAL);
+	EXPECT_WARN_END();
+	revocable_provider_put(ref);
+
+	/* One put too many: it warns and the owner's reference stays. */
+	rp = revocable_provider_alloc(TEST_RES);
+	ref = revocable_provider_get_rcu(&rp);
+	revocable_provider_put(ref);
+	EXPECT_WARN_BEGIN();
+	revocable_provider_put(ref);
+	EXPECT_WARN_END();
+	ref = revocable_provider_get_rcu(&rp);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	KUNIT_EXPECT_PTR_EQ(test, revocable_access(ref, &acc), TEST_RES);
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+
+	/* One provider in two slots: the second revoke does nothing. */
+	rp = revocable_provider_alloc(TEST_RES);
+	other = rp;
+	ref = revocable_provider_get_rcu(&rp);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	EXPECT_WARN_BEGIN();
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&other), 0);
+	EXPECT_WARN_END();
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+}
+
 /* ----- the upstream defects ---------------------------------------------- */
 
 struct test_sharer {
@@ -943,6 +1007,7 @@ static struct kunit_case revocable_test_cases[] = {
 	KUNIT_CASE(revocable_test_i6_access_writes_nothing_shared),
 	KUNIT_CASE(revocable_test_i7_revoke_inside_access),
 	KUNIT_CASE(revocable_test_i8_bad_calls),
+	KUNIT_CASE(revocable_test_i8_revoke_state),
 	KUNIT_CASE(revocable_test_bug1_shared_handle),
 	KUNIT_CASE(revocable_test_bug2_get_races_release),
 	KUNIT_CASE(revocable_test_bug3_no_dangling_pointer),
