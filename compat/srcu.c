@@ -561,17 +561,13 @@ void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
 	}
 	/*
 	 * No thread to defer to (pthread_create() failed; each call tries
-	 * again).  A caller that may wait for a grace period runs the queue
-	 * here, this callback included, which its callers must then
-	 * tolerate (the kernel never gets here).  One that may not (it is
-	 * inside a read-side section of @ssp, or runs the queue already,
-	 * from a callback) leaves it queued for the next call_srcu() or
-	 * srcu_barrier() that can: never a wait on itself.
+	 * again).  The callback stays queued for the next call_srcu() that
+	 * starts the worker, or for srcu_barrier(), whose caller waits by
+	 * contract and runs the queue itself.  Never here: the caller of an
+	 * async revoke may hold a lock that its callback takes.
 	 */
-	WARN_ONCE(1, "call_srcu(%s): cannot start the callback thread; callbacks run in callers that may wait\n",
+	WARN_ONCE(1, "call_srcu(%s): cannot start the callback thread; callbacks wait for the next call_srcu() that can, or srcu_barrier()\n",
 		  ssp->name);
-	if (!ssp->cb_drainer && !srcu_read_lock_held(ssp))
-		srcu_cb_drain(ssp, &h);
 	compat_unlock(&ssp->cb_lock, &h);
 }
 

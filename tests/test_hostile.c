@@ -959,6 +959,16 @@ END_TEST
  * access answers -EDEADLK; plain, batched and two-phase revokes, barriers
  * and domain_free() work.  Never an abort, never a hang.
  */
+static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A done callback that takes a lock its revoker may hold. */
+static void locked_done(void *arg)
+{
+	pthread_mutex_lock(&done_lock);
+	count_done(arg);
+	pthread_mutex_unlock(&done_lock);
+}
+
 static int without_worker_threads(void)
 {
 	struct revocable_provider __rcu *rp[3];
@@ -995,6 +1005,21 @@ static int without_worker_threads(void)
 		while (done_read(&done) < want && test_now_ms() < end);
 		CHILD_CHECK(done_read(&done) == want);
 	}
+
+	/*
+	 * The caller holds a lock that its done callback takes: the callback
+	 * must wait for a barrier, not run in the caller (issue 32).
+	 */
+	CHILD_STEP("revoke_async under a lock its callback takes");
+	rp[0] = revocable_provider_alloc_in(dom, (void *)1);
+	CHILD_CHECK(rp[0]);
+	pthread_mutex_lock(&done_lock);
+	ret = revocable_revoke_async(&rp[0], locked_done, &done);
+	pthread_mutex_unlock(&done_lock);
+	CHILD_CHECK(ret == 1);
+	want++;
+	revocable_domain_barrier(dom);
+	CHILD_CHECK(done_read(&done) == want);
 
 	CHILD_STEP("revoke inside an access without a worker");
 	rp[0] = revocable_provider_alloc_in(dom, (void *)2);
