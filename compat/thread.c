@@ -1132,8 +1132,12 @@ static void compat_mb_lost(int err)
 	}
 	compat_registry_unlock();
 	__atomic_store_n(&mb_fenced, true, __ATOMIC_RELEASE);
-	pr_warn("revocable: membarrier() failed (%s): readers use fences from now on (heavy barrier signal %d)\n",
-		strerror(err), mb_signal);
+	if (mb_signal)
+		pr_warn("revocable: membarrier() failed (%s): readers use fences from now on (heavy barrier signal %d)\n",
+			strerror(err), mb_signal);
+	else
+		pr_warn("revocable: membarrier() failed (%s): readers use fences from now on; no real-time signal is free for the heavy barrier, so it tells running threads apart by /proc and waits up to 100 ms for each\n",
+			strerror(err));
 out:
 	compat_unlock(&mb_mutex, &h);
 }
