@@ -60,6 +60,7 @@ bool compat_mb_lock_held(void);
 long compat_sections_held(const struct compat_thread *t, int id);
 /* @t's name as the kernel has it now. */
 void compat_thread_name(const struct compat_thread *t, char *buf, size_t len);
+bool compat_task_file(int tid, const char *name, char *buf, size_t size);
 
 /*
  * Start a service thread of the library, every signal blocked in it;

@@ -662,12 +662,37 @@ int srcu_read_lock_held(const struct srcu_struct *ssp)
 }
 
 /*
+ * What thread @tid does now, by /proc, to end a line of the report: the
+ * state letter of its stat and, when it is in a system call, the call's
+ * number (its syscall file).  A reader that sleeps in its access looks
+ * like one that left it without a withdraw; the line tells the user
+ * where to look.
+ */
+static void show_task_now(int tid)
+{
+	char buf[512], *p;
+	long nr;
+
+	if (!compat_task_file(tid, "stat", buf, sizeof(buf)) ||
+	    !(p = strrchr(buf, ')')) || p[1] != ' ' || !p[2]) {
+		fputc('\n', compat_log_stream());
+		return;
+	}
+	fprintf(compat_log_stream(), ", state %c", p[2]);
+	if (compat_task_file(tid, "syscall", buf, sizeof(buf)) &&
+	    sscanf(buf, "%ld", &nr) == 1 && nr >= 0)
+		fprintf(compat_log_stream(), ", in system call %ld", nr);
+	fputc('\n', compat_log_stream());
+}
+
+/*
  * The report of a slow grace period: every thread inside a section, per
- * domain by its name, and every thread whose counts in a domain do not
- * add up (more unlocks than locks under an index).
+ * domain by its name, with what it does now, and every thread whose counts
+ * in a domain do not add up (more unlocks than locks under an index).
  */
 void debug_show_all_locks(void)
 {
+	bool any_held = false;
 	const struct compat_thread *t;
 	unsigned long lock[2], unlock[2];
 	const struct srcu_struct *ssp;
@@ -692,10 +717,13 @@ void debug_show_all_locks(void)
 			if (held <= 0 && !skewed)
 				continue;
 			compat_thread_name(t, name, sizeof(name));
-			if (held > 0)
+			if (held > 0) {
 				fprintf(compat_log_stream(),
-					"  thread %d (%s): %ld access(es) in SRCU %s\n",
+					"  thread %d (%s): %ld access(es) in SRCU %s",
 					t->tid, name, held, ssp->name);
+				show_task_now(t->tid);
+				any_held = true;
+			}
 			if (skewed)
 				fprintf(compat_log_stream(),
 					"  thread %d (%s): counts in SRCU %s do not add up (index 0: %lu locks, %lu unlocks; index 1: %lu locks, %lu unlocks)\n",
@@ -704,6 +732,9 @@ void debug_show_all_locks(void)
 		}
 	}
 	compat_registry_unlock();
+	if (any_held)
+		fprintf(compat_log_stream(),
+			"revocable: an access ends only at its withdraw (or its thread's exit): a thread that left one by siglongjmp(), a fiber switch or a cancellation that did not unwind holds it until it exits\n");
 }
 
 /* ----- fork (called by thread.c's handlers) ------------------------------ */

@@ -848,7 +848,7 @@ static int mb_pick_signal(void)
 }
 
 /* /proc/self/task/@tid/@name into @buf, NUL-terminated; false if unread. */
-static bool mb_task_file(int tid, const char *name, char *buf, size_t size)
+bool compat_task_file(int tid, const char *name, char *buf, size_t size)
 {
 	char path[64];
 	ssize_t n;
@@ -877,14 +877,14 @@ static bool mb_task_state(int tid, char *state, unsigned long *switches)
 	unsigned long v;
 	const char *p;
 
-	if (!mb_task_file(tid, "stat", buf, sizeof(buf)))
+	if (!compat_task_file(tid, "stat", buf, sizeof(buf)))
 		return false;
 	p = strrchr(buf, ')');		/* the name may hold anything */
 	if (!p || p[1] != ' ' || !p[2])
 		return false;
 	*state = p[2];
 
-	if (!mb_task_file(tid, "status", buf, sizeof(buf)))
+	if (!compat_task_file(tid, "status", buf, sizeof(buf)))
 		return false;
 	*switches = 0;
 	for (p = buf; (p = strstr(p, "ctxt_switches:")); p++)

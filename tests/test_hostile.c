@@ -38,6 +38,7 @@
 #include <linux/filter.h>
 #include <linux/membarrier.h>
 #include <linux/seccomp.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -1433,6 +1434,83 @@ START_TEST(slow_report_names_the_domain)
 }
 END_TEST
 
+/*
+ * A thread leaves an access by siglongjmp() (a daemon's SIGSEGV recovery):
+ * the access stays open, so a revoke of its domain waits; the report
+ * names the thread, says what it does now and why an access can outlive
+ * its frame; the revoke ends when the thread exits (issue 32).
+ */
+static sigjmp_buf jumper_env;
+static struct revocable_provider *jumper_ref;
+static int jumper_go, jumper_exit;
+
+static void jumper_signal(int sig)
+{
+	(void)sig;
+	siglongjmp(jumper_env, 1);
+}
+
+static void *jumper(void *arg)
+{
+	struct revocable acc;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "jumper");
+	if (!sigsetjmp(jumper_env, 1)) {
+		if (!revocable_access(jumper_ref, &acc))
+			return (void *)1;
+		/* Leaves the access without its withdraw. */
+		raise(SIGUSR1);
+	}
+	__atomic_store_n(&jumper_go, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&jumper_exit, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	return NULL;
+}
+
+START_TEST(access_left_by_siglongjmp_is_reported_and_ends_at_exit)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("hostile-jump");
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
+	struct sigaction sa = { .sa_handler = jumper_signal }, old;
+	struct child_revoker rv;
+	struct test_thread t;
+	unsigned long end;
+
+	ck_assert_int_eq(revocable_domain_set_slow(dom, 50, NULL, NULL), 0);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, &old), 0);
+	jumper_ref = revocable_provider_get_rcu(&rp);
+	jumper_go = jumper_exit = 0;
+	log_capture();
+	test_thread_start(&t, jumper, NULL);
+	end = test_now_ms() + test_bound_ms(5000);
+	while (!__atomic_load_n(&jumper_go, __ATOMIC_SEQ_CST) && test_now_ms() < end)
+		usleep(1000);
+	ck_assert(jumper_go);
+
+	ck_assert_int_eq(child_revoker_start(&rv, &rp), 0);
+	end = test_now_ms() + test_bound_ms(5000);
+	while (!(strstr(log_text(), "(jumper)") && strstr(log_text(), "siglongjmp")) &&
+	       test_now_ms() < end)
+		usleep(10000);
+	ck_assert_msg(strstr(log_text(), "(jumper): 1 access(es) in SRCU hostile-jump, state "),
+		      "report: %s", log_text());
+	ck_assert_msg(strstr(log_text(), "siglongjmp"), "report: %s", log_text());
+	ck_assert(!READ_ONCE(rv.finished));
+
+	/* The thread's exit releases its sections: the revoke ends. */
+	__atomic_store_n(&jumper_exit, 1, __ATOMIC_SEQ_CST);
+	JOIN_OR_FAIL(&t, 5000);
+	ck_assert(child_revoker_wait(&rv, test_bound_ms(5000)));
+	ck_assert_int_eq(rv.ret, 1);
+	log_end();
+	sigaction(SIGUSR1, &old, NULL);
+	revocable_provider_put(jumper_ref);
+	revocable_domain_barrier(dom);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+}
+END_TEST
+
 /* Case-insensitive: whether the report says the counts are wrong. */
 static bool says_counts_wrong(const char *log)
 {
@@ -1552,6 +1630,7 @@ Suite *test_suite(void)
 	ADD_TEST(tc, domain_waits_inside_an_access_are_refused);
 	ADD_TEST(tc, slow_report_names_the_domain);
 	ADD_TEST(tc, slow_report_says_when_counts_do_not_add_up);
+	ADD_TEST(tc, access_left_by_siglongjmp_is_reported_and_ends_at_exit);
 	suite_add_tcase(s, tc);
 #endif
 	return s;
