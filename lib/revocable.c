@@ -372,6 +372,19 @@ struct revocable_provider __rcu *revocable_provider_alloc(void *res)
 EXPORT_SYMBOL_GPL(revocable_provider_alloc);
 ALLOW_ERROR_INJECTION(revocable_provider_alloc, NULL);
 
+int revocable_provider_publish(struct revocable_provider __rcu **rpp,
+			       struct revocable_provider __rcu *rp)
+{
+	if (WARN_ON(!rpp || !rp))
+		return -EINVAL;
+	/* A store over a provider would lose its owner's reference. */
+	if (WARN(cmpxchg_release(rpp, NULL, rp) != NULL,
+		 "publish in a slot that holds a provider already\n"))
+		return -EBUSY;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(revocable_provider_publish);
+
 struct revocable_provider *
 revocable_provider_get_rcu(struct revocable_provider __rcu *const *rpp)
 {

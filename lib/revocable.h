@@ -210,6 +210,27 @@ struct revocable_provider __rcu *
 revocable_provider_alloc_in(struct revocable_domain *dom, void *res);
 
 /**
+ * revocable_provider_publish() - store a new provider in an owner's slot
+ * @rpp: the owner's slot, empty (NULL)
+ * @rp: what revocable_provider_alloc() or revocable_provider_alloc_in()
+ *	returned
+ *
+ * A plain assignment to the slot is enough while no consumer can see it
+ * yet (before the threads or the device that read it exist).  Once
+ * consumers may read the slot concurrently, publish with this call: its
+ * store is a release, so a consumer that finds the provider through
+ * revocable_provider_get_rcu() also sees what the owner did before (the
+ * resource's initialisation), and race detectors (helgrind, DRD,
+ * ThreadSanitizer) are told so.  In the kernel it is rcu_assign_pointer().
+ *
+ * Context: any.
+ * Return: 0; -EINVAL (with a warning) for a NULL @rpp or @rp; -EBUSY (with
+ * a warning) when the slot holds a provider already, which stays there.
+ */
+int revocable_provider_publish(struct revocable_provider __rcu **rpp,
+			       struct revocable_provider __rcu *rp);
+
+/**
  * revocable_provider_get_rcu() - take a consumer reference from a slot
  * @rpp: the slot the provider is published in
  *

@@ -8,10 +8,13 @@
  *
  * What it does is what the library's orderings are for: readers read a
  * resource and write their own part of it inside accesses, with every
- * kind of access (handle, handle from revocable_init(), scope macro); the
- * provider reads those writes, poisons the resource and frees it right
- * after revocable_revoke() returns, or in the done callback of
- * revocable_revoke_async(); references are dropped after the revoke, so
+ * kind of access (handle, handle from revocable_init(), both scope
+ * macros); the provider reads those writes, poisons the resource and
+ * frees it right after revocable_revoke(), revocable_revoke_wait() after
+ * revocable_revoke_begin(), or revocable_revoke_batch() returns, or in the
+ * done callback of revocable_revoke_async(); one resource is published
+ * with revocable_provider_publish() while the readers already poll its
+ * slot; references are dropped after the revoke, so
  * the shells are freed by the library's deferred frees; the domain is freed
  * at the end.  After the start, no user-level lock orders a reader's
  * accesses against the provider's frees: only the library does.  Readers
@@ -45,6 +48,9 @@ struct reader {
 };
 
 static struct revocable_provider *slot_sync, *slot_async;
+/* Revoked by begin and wait, by one batch, and published late. */
+static struct revocable_provider *slot_begun, *slot_batch[2], *slot_late;
+enum { MORE_BEGUN, MORE_BATCH0, MORE_BATCH1, MORE_LATE, MORE };
 static struct revocable_domain *dom;
 static pthread_barrier_t started;
 static pthread_mutex_t async_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -118,11 +124,19 @@ static void async_free(void *arg)
 
 /* One access of each kind; whether the first one found the resource. */
 static int round_of_accesses(struct reader *rd, struct revocable_provider *ref,
-			     struct revocable *init_rev)
+			     struct revocable *init_rev,
+			     struct revocable_provider *const more[MORE])
 {
 	struct revocable rev;
 	struct res *r;
-	int live;
+	int live, i;
+
+	for (i = 0; i < MORE; i++) {
+		struct res *m;
+
+		REVOCABLE_TRY_ACCESS_WITH(more[i], m);
+		use(m, rd->id);
+	}
 
 	if (racy)
 		racy_counter++;
@@ -145,13 +159,22 @@ static void *reader(void *arg)
 	struct reader *rd = arg;
 	struct revocable_provider *ref = revocable_provider_get_rcu(&slot_sync);
 	struct revocable_provider *aref = revocable_provider_get_rcu(&slot_async);
+	struct revocable_provider *more[MORE] = {
+		revocable_provider_get_rcu(&slot_begun),
+		revocable_provider_get_rcu(&slot_batch[0]),
+		revocable_provider_get_rcu(&slot_batch[1]),
+	};
 	struct revocable init_rev;
 	int i;
 
-	if (!ref || !aref || revocable_init(aref, &init_rev))
+	if (!ref || !aref || !more[MORE_BEGUN] || !more[MORE_BATCH0] ||
+	    !more[MORE_BATCH1] || revocable_init(aref, &init_rev))
 		exit(1);
+	/* Published by main while we poll: the publish orders its setup. */
+	while (!(more[MORE_LATE] = revocable_provider_get_rcu(&slot_late)))
+		sched_yield();
 	for (i = 0; i < ROUNDS; i++)
-		rd->got += round_of_accesses(rd, ref, &init_rev);
+		rd->got += round_of_accesses(rd, ref, &init_rev, more);
 	/* Then on, only the library orders our accesses before the frees. */
 	pthread_barrier_wait(&started);
 	if (rd->id == 0) {
@@ -172,13 +195,15 @@ static void *reader(void *arg)
 		use(r, rd->id);
 		revocable_withdraw_access(&init_rev);
 	}
-	while (round_of_accesses(rd, ref, &init_rev)) {
+	while (round_of_accesses(rd, ref, &init_rev, more)) {
 		rd->got++;
 		signal_relaxed(&live_after);
 	}
 	/* Nothing of ours (a thread's exit) may order us before the frees. */
 	wait_relaxed(&freed, 1);
 	revocable_deinit(&init_rev);
+	for (i = 0; i < MORE; i++)
+		revocable_provider_put(more[i]);
 	revocable_provider_put(aref);
 	revocable_provider_put(ref);
 	return NULL;
@@ -188,7 +213,9 @@ int main(int argc, char **argv)
 {
 	struct reader rd[READERS];
 	struct res *sync_res = res_new(), *async_res = res_new();
-	struct revocable_provider *own;
+	struct res *more_res[MORE];
+	struct revocable_provider **batch[2] = { &slot_batch[0], &slot_batch[1] };
+	struct revocable_provider *own, *late, *begun;
 	struct revocable rev;
 	int i, n = 0;
 
@@ -198,7 +225,13 @@ int main(int argc, char **argv)
 		return 1;
 	slot_sync = revocable_provider_alloc_in(dom, sync_res);
 	slot_async = revocable_provider_alloc(async_res);
-	if (!slot_sync || !slot_async)
+	for (i = 0; i < MORE; i++)
+		more_res[i] = res_new();
+	slot_begun = revocable_provider_alloc_in(dom, more_res[MORE_BEGUN]);
+	slot_batch[0] = revocable_provider_alloc_in(dom, more_res[MORE_BATCH0]);
+	slot_batch[1] = revocable_provider_alloc(more_res[MORE_BATCH1]);
+	if (!slot_sync || !slot_async || !slot_begun || !slot_batch[0] ||
+	    !slot_batch[1])
 		return 1;
 	if (pthread_barrier_init(&started, NULL, READERS + 1))
 		return 1;
@@ -208,6 +241,10 @@ int main(int argc, char **argv)
 		if (pthread_create(&rd[i].thread, NULL, reader, &rd[i]))
 			return 1;
 	}
+	/* The readers poll this slot already. */
+	late = revocable_provider_alloc_in(dom, more_res[MORE_LATE]);
+	if (!late || revocable_provider_publish(&slot_late, late))
+		return 1;
 	pthread_barrier_wait(&started);
 
 	/* The provider's own access, through its slot. */
@@ -235,6 +272,21 @@ int main(int argc, char **argv)
 	while (!async_done)
 		pthread_cond_wait(&async_cond, &async_lock);
 	pthread_mutex_unlock(&async_lock);
+
+	/* Two-phase, one batch over two domains, and the late one. */
+	begun = revocable_revoke_begin(&slot_begun);
+	if (!begun || revocable_revoke_wait(begun))
+		return 1;
+	if (revocable_revoke_batch(batch, 2) != 2 || revocable_revoke(&slot_late) != 1)
+		return 1;
+	for (i = 0; i < MORE; i++) {
+		int j;
+
+		for (j = 0; j <= READERS; j++)
+			n += more_res[i]->seen[j];
+		more_res[i]->magic = 0;
+		free(more_res[i]);
+	}
 	signal_relaxed(&freed);
 
 	for (i = 0; i < READERS; i++)

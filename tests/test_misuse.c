@@ -581,6 +581,29 @@ START_TEST(one_provider_in_two_slots_is_revoked_once)
 }
 END_TEST
 
+START_TEST(publish_misuse_warns_and_keeps_the_slot)
+{
+	struct revocable_provider __rcu *slot = NULL;
+	struct revocable_provider __rcu *a = revocable_provider_alloc((void *)1);
+	struct revocable_provider __rcu *b = revocable_provider_alloc((void *)2);
+	int ret = 0;
+
+	ck_assert_int_eq(revocable_provider_publish(&slot, a), 0);
+	ck_assert_ptr_eq(rcu_access_pointer(slot), a);
+	/* Over a published provider: refused, the first one stays. */
+	ck_assert_uint_eq(WARNS(ret = revocable_provider_publish(&slot, b)), 1);
+	ASSERT_WARNED_IN_LIB();
+	ck_assert_int_eq(ret, -EBUSY);
+	ck_assert_ptr_eq(rcu_access_pointer(slot), a);
+	ck_assert_uint_eq(WARNS(ret = revocable_provider_publish(NULL, b)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_uint_eq(WARNS(ret = revocable_provider_publish(&slot, NULL)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_int_eq(revocable_revoke(&slot), 1);
+	ck_assert_int_eq(revocable_revoke(&b), 1);
+}
+END_TEST
+
 START_TEST(revoke_from_done_callback_warns)
 {
 	waiting_from_done_callback(0);
@@ -648,6 +671,7 @@ Suite *test_suite(void)
 	tcase_add_test(tc, put_too_many_of_live_provider_warns_and_keeps_it);
 	tcase_add_test(tc, put_too_many_of_begun_provider_warns_and_wait_still_works);
 	tcase_add_test(tc, one_provider_in_two_slots_is_revoked_once);
+	tcase_add_test(tc, publish_misuse_warns_and_keeps_the_slot);
 	tcase_add_test(tc, revoke_from_done_callback_warns);
 	tcase_add_test(tc, revoke_wait_from_done_callback_warns);
 	tcase_add_test(tc, batch_from_done_callback_warns);

@@ -7,6 +7,7 @@
 #ifndef _COMPAT_LINUX_ATOMIC_H
 #define _COMPAT_LINUX_ATOMIC_H
 
+#include <linux/compat_annotate.h>
 #include <linux/compiler.h>
 #include <linux/types.h>
 
@@ -25,6 +26,17 @@
 					    __ATOMIC_SEQ_CST,		\
 					    __ATOMIC_SEQ_CST);		\
 		__old;							\
+	})
+
+/*
+ * A release that publishes a pointer (revocable_provider_publish()): for
+ * race detectors the start of the edge that rcu_dereference() of the same
+ * pointer ends, as rcu_assign_pointer() is.
+ */
+#define cmpxchg_release(ptr, old, new)					\
+	({								\
+		compat_rcu_pointer_store(ptr);				\
+		cmpxchg((ptr), (old), (new));				\
 	})
 
 #define try_cmpxchg(ptr, oldp, new)					\

@@ -40,11 +40,27 @@ void compat_rcu_barrier(void);
 #define rcu_barrier()		compat_rcu_barrier()
 
 #define rcu_dereference_raw(p)	__atomic_load_n(&(p), __ATOMIC_CONSUME)
-#define rcu_dereference(p)	rcu_dereference_raw(p)
+/*
+ * A publication and its reader are a happens-before edge that race
+ * detectors cannot see through the atomics (helgrind and DRD take them for
+ * plain accesses): rcu_assign_pointer() begins it on the pointer's
+ * address, rcu_dereference() ends it there.  Neither is on the access
+ * path, which reads the resource with srcu_dereference().
+ */
+#define rcu_dereference(p)						\
+	({								\
+		__typeof__(p) __p = rcu_dereference_raw(p);		\
+		compat_hb_after(&(p));					\
+		__p;							\
+	})
 #define rcu_dereference_check(p, c) rcu_dereference_raw(p)
 #define rcu_dereference_protected(p, c) (p)
 #define rcu_access_pointer(p)	READ_ONCE(p)
-#define rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define rcu_assign_pointer(p, v)					\
+	do {								\
+		compat_rcu_pointer_store(&(p));				\
+		__atomic_store_n(&(p), (v), __ATOMIC_RELEASE);		\
+	} while (0)
 #define RCU_INIT_POINTER(p, v)	do { compat_rcu_pointer_store(&(p)); WRITE_ONCE(p, v); } while (0)
 #define RCU_INITIALIZER(v)	(v)
 #define unrcu_pointer(p)	(p)
