@@ -378,7 +378,7 @@ int revocable_provider_publish(struct revocable_provider __rcu **rpp,
 	if (WARN_ON(!rpp || !rp))
 		return -EINVAL;
 	/* A store over a provider would lose its owner's reference. */
-	if (WARN(cmpxchg_release(rpp, NULL, rp) != NULL,
+	if (WARN(cmpxchg_release(rpp, NULL, rp),
 		 "publish in a slot that holds a provider already\n"))
 		return -EBUSY;
 	return 0;

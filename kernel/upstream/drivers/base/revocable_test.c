@@ -521,6 +521,16 @@ static void revocable_test_i8_revoke_state(struct kunit *test)
 	revocable_provider_put(ref);
 	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
 
+	/* Publication: into an empty slot only. */
+	rp = NULL;
+	other = revocable_provider_alloc(TEST_RES);
+	KUNIT_EXPECT_EQ(test, revocable_provider_publish(&rp, other), 0);
+	EXPECT_WARN_BEGIN();
+	KUNIT_EXPECT_EQ(test, revocable_provider_publish(&rp, other), -EBUSY);
+	KUNIT_EXPECT_EQ(test, revocable_provider_publish(NULL, other), -EINVAL);
+	EXPECT_WARN_END();
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+
 	/* One provider in two slots: the second revoke does nothing. */
 	rp = revocable_provider_alloc(TEST_RES);
 	other = rp;
