@@ -943,7 +943,8 @@ enum {
 	BAD_BEGIN_NULL, BAD_BATCH_NULL, BAD_GET_RCU_NULL, BAD_ALLOC_NULL_RES,
 	BAD_ALLOC_NULL_DOM, BAD_INIT_NULL_HANDLE, BAD_WAIT_NULL,
 	BAD_WAIT_NOT_BEGUN, BAD_UNCHECKED_NULL, BAD_TRY_NULL,
-	BAD_WITHDRAW_NULL, BAD_DEINIT_NULL, BAD_DOMAIN_FREE, BAD_COUNT
+	BAD_WITHDRAW_NULL, BAD_DEINIT_NULL, BAD_DOMAIN_FREE, BAD_PUBLISH_NULL,
+	BAD_PUBLISH_BUSY, BAD_COUNT
 };
 
 static void bad_call(struct call *c)
@@ -1004,6 +1005,14 @@ static void bad_call(struct call *c)
 	case BAD_DOMAIN_FREE:
 		c->ret = revocable_domain_free(revocable_default_domain()) == -EINVAL;
 		break;
+	case BAD_PUBLISH_NULL:
+		c->ret = revocable_provider_publish(NULL, c->rp) == -EINVAL;
+		break;
+	case BAD_PUBLISH_BUSY:
+		/* Its own provider again: refused, the slot keeps it. */
+		c->ret = revocable_provider_publish(c->slot, c->rp) == -EBUSY &&
+			 rcu_access_pointer(*c->slot) == c->rp;
+		break;
 	}
 }
 
@@ -1012,10 +1021,13 @@ static void op_bad(struct args *o)
 	struct call c = { .kind = OP_BAD, .bad = (o->a | o->c << 2) % BAD_COUNT };
 	int warns = 1;
 
-	if (c.bad == BAD_WAIT_NOT_BEGUN) {
+	if (c.bad == BAD_WAIT_NOT_BEGUN || c.bad == BAD_PUBLISH_BUSY) {
 		if (!provs[o->b].g)
 			return;
 		c.rp = rcu_access_pointer(provs[o->b].slot);
+		c.slot = &provs[o->b].slot;
+	} else if (c.bad == BAD_PUBLISH_NULL) {
+		c.rp = (void *)&provs[o->b];	/* never stored */
 	} else if (c.bad == BAD_INIT_NULL_HANDLE) {
 		c.rp = provs[o->b].g ? rcu_access_pointer(provs[o->b].slot) : NULL;
 	}
