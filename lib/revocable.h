@@ -38,6 +38,52 @@ extern "C" {
 struct revocable_domain;
 struct revocable_provider;
 
+/**
+ * DOC: Rules
+ *
+ * The rules every caller may rely on.  The Return: section of each
+ * function says what it answers to each misuse.
+ *
+ * - Once a revoke returns 1 (revocable_revoke_wait() 0), no consumer holds
+ *   the resource or can get it: the owner may free it.
+ * - A resource an access returned stays valid until that access is
+ *   withdrawn, even while a revoke waits.
+ * - Revoke through the owner's slot.  The slot is cleared with an atomic
+ *   exchange and the provider's revoke state changes by compare-and-exchange:
+ *   of concurrent revokers exactly one revokes (it gets 1, the others 0 at
+ *   once), a provider stored in two slots is revoked once (the second
+ *   revoke warns), and of several waits on one begun provider one finishes
+ *   it (the others warn and get -EINVAL).  The owner's reference is dropped
+ *   exactly once.
+ * - A put that would drop the owner's reference of a provider that is not
+ *   revoked warns and frees nothing.
+ * - A revoke, wait, batch, barrier or domain free that would wait for the
+ *   access it is called from (same domain), or from a callback of the
+ *   library, warns and returns -EDEADLK instead of hanging; what it revoked
+ *   completes in the background.
+ * - A handle (``struct revocable``) serves one access at a time.  A second
+ *   access through a handle that is inside one (shared between contexts,
+ *   or nested) is refused with a warning; it never corrupts the domain or
+ *   hangs a revoke.
+ * - revocable_init() and the access macros take a provider the caller keeps
+ *   alive (the owner's slot under the owner's own locking, or a consumer
+ *   reference).  To start from a slot that may be revoked concurrently,
+ *   take a reference with revocable_provider_get_rcu().  Once consumers may
+ *   read the slot, publish into it with revocable_provider_publish().
+ * - The provider's memory outlives every reference and every access;
+ *   taking a reference never races with its release.
+ * - An access writes nothing shared and does no atomic read-modify-write;
+ *   reference counts move only at get and put.
+ * - An access ends at its withdraw (in userspace also at its thread's
+ *   exit).  One abandoned without it (a jump out of its scope) stays open
+ *   until then, and revokes of its domain wait; the slow-revoke report
+ *   names the context.
+ * - Every bad call (NULL arguments, double deinit, withdraw without an
+ *   access, use after deinit, a second wait, a put too many) has a
+ *   documented result, a warning and an error code; none crashes, hangs
+ *   or frees under a live pointer.
+ */
+
 #ifdef __KERNEL__
 /* A domain's read side: <linux/revocable_srcu.h>. */
 #define __revocable_ssp_t	struct revocable_srcu
