@@ -115,6 +115,9 @@ struct revocable_provider {
 	struct rcu_head rcu;	/* async revoke, then deferred free */
 };
 
+/* One cache line, the memory target per provider (state fills a hole). */
+static_assert(sizeof(struct revocable_provider) <= 64);
+
 /* The inline accessors in the header read these members. */
 static_assert(offsetof(struct revocable_provider, res) ==
 	      offsetof(struct __revocable_provider_head, res));

@@ -7,8 +7,9 @@
 #include <linux/bug.h>
 #include <linux/compat_annotate.h>
 
+/* An int, as the kernel's refcount_t: a provider fits in 64 bytes. */
 struct kref {
-	long refcount;
+	int refcount;
 };
 
 static inline void kref_init(struct kref *kref)
@@ -23,7 +24,7 @@ static inline unsigned int kref_read(const struct kref *kref)
 
 static inline int __must_check kref_get_unless_zero(struct kref *kref)
 {
-	long old = __atomic_load_n(&kref->refcount, __ATOMIC_RELAXED);
+	int old = __atomic_load_n(&kref->refcount, __ATOMIC_RELAXED);
 
 	do {
 		if (old <= 0)
@@ -47,7 +48,7 @@ static inline void kref_get(struct kref *kref)
 static inline int kref_put(struct kref *kref,
 			   void (*release)(struct kref *kref))
 {
-	long left;
+	int left;
 
 	compat_hb_before(kref);
 	left = __atomic_sub_fetch(&kref->refcount, 1, __ATOMIC_SEQ_CST);
