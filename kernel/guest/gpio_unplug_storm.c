@@ -88,6 +88,7 @@ static int open_chip(struct gen *g)
 static int request_v2(struct gen *g, int cfd, unsigned int off, __u64 flags)
 {
 	struct gpio_v2_line_request req;
+	int err;
 
 	memset(&req, 0, sizeof(req));
 	req.offsets[0] = off;
@@ -97,7 +98,18 @@ static int request_v2(struct gen *g, int cfd, unsigned int off, __u64 flags)
 	atomic_fetch_add(&calls, 1);
 	if (ioctl(cfd, GPIO_V2_GET_LINE_IOCTL, &req) == 0)
 		return req.fd;
-	gone(g, "GPIO_V2_GET_LINE_IOCTL", errno, ENODEV);
+	/*
+	 * An edge request that the removal overtakes between the line's
+	 * request and the lookup of its interrupt fails with ENXIO: the
+	 * character device's edge_detector_setup() turns every error of
+	 * gpiod_to_irq(), the removed chip's ENODEV included, into ENXIO
+	 * (stock does the same; seen once in 44,000 calls).
+	 */
+	err = errno;
+	gone(g, "GPIO_V2_GET_LINE_IOCTL", err,
+	     (flags & (GPIO_V2_LINE_FLAG_EDGE_RISING |
+		       GPIO_V2_LINE_FLAG_EDGE_FALLING)) && err == ENXIO ?
+	     ENXIO : ENODEV);
 	return -1;
 }
 
