@@ -401,6 +401,19 @@ static void waiting_from_done_callback(int op)
  * would free the provider under it (ASan and valgrind report the access
  * that follows; without them, the access's result is checked).
  */
+/* A wait on @rp is refused with one warning, and @ref reads nothing. */
+static void assert_wait_refused(struct revocable_provider *rp,
+				struct revocable_provider *ref)
+{
+	struct revocable acc;
+	int ret = 0;
+
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_wait(rp)), 1);
+	ck_assert_int_eq(ret, -EINVAL);
+	ck_assert_ptr_null(revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+}
+
 START_TEST(second_wait_after_begin_is_refused)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
@@ -426,14 +439,9 @@ START_TEST(wait_after_sync_revoke_is_refused)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
-	struct revocable acc;
-	int ret = 0;
 
 	ck_assert_int_eq(revocable_revoke(&rp), 1);
-	ck_assert_uint_eq(WARNS(ret = revocable_revoke_wait(ref)), 1);
-	ck_assert_int_eq(ret, -EINVAL);
-	ck_assert_ptr_null(revocable_access(ref, &acc));
-	revocable_withdraw_access(&acc);
+	assert_wait_refused(ref, ref);
 	revocable_provider_put(ref);
 }
 END_TEST
