@@ -804,6 +804,30 @@ static void revocable_test_two_phase_wakes_sleeper(struct kunit *test)
 	revocable_provider_put(r.ref);
 }
 
+/*
+ * A two-phase revoke with no reader inside starts its grace period at the
+ * begin (in the kernel); an access that comes and goes before the wait
+ * spoils that grace period's check, and the wait takes the full way.
+ */
+static void revocable_test_two_phase_access_between(struct kunit *test)
+{
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *ref, *begun;
+	struct revocable acc;
+
+	rp = revocable_provider_alloc(TEST_RES);
+	ref = revocable_provider_get_rcu(&rp);
+	begun = revocable_revoke_begin(&rp);
+	KUNIT_ASSERT_PTR_EQ(test, begun, ref);
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), 0);
+	EXPECT_WARN_BEGIN();
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), -EINVAL);
+	EXPECT_WARN_END();
+	revocable_provider_put(ref);
+}
+
 /* ----- extensions --------------------------------------------------------- */
 
 static void revocable_test_domains_are_independent(struct kunit *test)
@@ -1023,6 +1047,7 @@ static struct kunit_case revocable_test_cases[] = {
 	KUNIT_CASE(revocable_test_bug3_no_dangling_pointer),
 	KUNIT_CASE(revocable_test_bug4_concurrent_revokers),
 	KUNIT_CASE(revocable_test_two_phase_wakes_sleeper),
+	KUNIT_CASE(revocable_test_two_phase_access_between),
 	KUNIT_CASE(revocable_test_domains_are_independent),
 	KUNIT_CASE(revocable_test_async_and_batch),
 	KUNIT_CASE(revocable_test_slow_revoke_reported),
