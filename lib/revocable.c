@@ -95,10 +95,7 @@ struct revocable_domain {
  * slot; BEGUN after revocable_revoke_begin(), until its wait; REVOKING
  * while a revoke (or the wait) drains the readers and before it drops the
  * owner's reference; REVOKED once it drops it.  Only the caller that moves
- * the state on may drop that reference, and only from REVOKING.  A begin
- * passes through REVOKING too, while it clears the resource and starts its
- * grace period, so that no wait can take the provider before that is
- * written.
+ * the state on may drop that reference, and only from REVOKING.
  */
 enum {
 	REVOCABLE_LIVE,
@@ -113,18 +110,9 @@ struct revocable_provider {
 	struct revocable_srcu *ssp;	/* dom->ssp */
 	struct kref kref;
 	atomic_t state;
-	union {
-		struct {
-			void (*done)(void *arg);
-			void *done_arg;
-			/* async revoke, then deferred free */
-			struct rcu_head rcu;
-		};
-#ifdef revocable_srcu_start_early
-		/* BEGUN: the grace period revocable_revoke_begin() started */
-		struct revocable_srcu_early early;
-#endif
-	};
+	void (*done)(void *arg);
+	void *done_arg;
+	struct rcu_head rcu;	/* async revoke, then deferred free */
 };
 
 /* One cache line, the memory target per provider (state fills a hole). */
@@ -726,21 +714,9 @@ EXPORT_SYMBOL_GPL(revocable_revoke_batch);
 struct revocable_provider *
 revocable_revoke_begin(struct revocable_provider __rcu **rpp)
 {
-	struct revocable_provider *rp = revocable_detach(rpp, REVOCABLE_REVOKING);
+	struct revocable_provider *rp = revocable_detach(rpp, REVOCABLE_BEGUN);
 
-	if (IS_ERR_OR_NULL(rp))
-		return NULL;
-#ifdef revocable_srcu_start_early
-	/*
-	 * The grace period the wait needs, started now: it runs while the
-	 * caller wakes its sleepers and tears down, after the store that
-	 * cleared the resource.
-	 */
-	revocable_srcu_start_early(rp->ssp, &rp->early);
-#endif
-	/* A wait that sees BEGUN sees what was written before. */
-	atomic_set_release(&rp->state, REVOCABLE_BEGUN);
-	return rp;
+	return IS_ERR(rp) ? NULL : rp;
 }
 EXPORT_SYMBOL_GPL(revocable_revoke_begin);
 
@@ -776,10 +752,7 @@ int revocable_revoke_wait(struct revocable_provider *rp)
 		 "revoke wait on a provider whose revoke another wait finishes (domain %s)\n",
 		 rp->dom->name))
 		return -EINVAL;
-#ifdef revocable_srcu_start_early
-	if (!revocable_srcu_finish_early(rp->ssp, &rp->early))
-#endif
-		revocable_wait_readers(rp->dom);
+	revocable_wait_readers(rp->dom);
 	revocable_drop_owner_ref(rp);
 	return 0;
 }

@@ -401,8 +401,7 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
  * New accesses fail when this returns.  The caller can then wake readers
  * that sleep on the device (complete their I/O with an error, wake wait
  * queues), and finally call revocable_revoke_wait().  This is how a driver
- * avoids hung tasks on removal.  In the kernel it also starts the grace
- * period the wait needs, so that it runs during that teardown.
+ * avoids hung tasks on removal.
  *
  * Example::
  *
@@ -413,7 +412,7 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
  *		revocable_revoke_wait(rp);
  *	}
  *
- * Context: any context but NMI.
+ * Context: any.
  * Return: the provider, carrying the owner's reference that
  * revocable_revoke_wait() consumes; NULL when already revoked (with a
  * warning when another slot's revoke took the same provider), or with a

@@ -23,8 +23,6 @@
  *   drain(i):  loop { u = sum of unlocks[i], CPU by CPU;
  *            synchronize_rcu(); l = sum of locks[i]; if (l == u) break; }
  *   revoke:  rcu_assign_pointer(res, NULL); synchronize(); the owner frees.
- *            (SAFE_EARLY_QUICK: the quick path first, outside the mutex,
- *            as revocable_revoke_begin() and _wait() run it.)
  * Another updater runs NGP further grace periods in the domain (revokes
  * of other providers), so the index flips while readers are inside, and
  * a reader may stall between reading idx and incrementing (a straggler
@@ -519,21 +517,7 @@ proctype revoker()
 #else
 	sb_res = true;				/* rcu_assign_pointer(res, NULL) */
 #endif
-#ifdef SAFE_EARLY_QUICK
-	/*
-	 * A two-phase revoke: revocable_revoke_begin() sums the unlocks and
-	 * starts the grace period, revocable_revoke_wait() sums the locks
-	 * after it; no mutex, while the other updater's grace periods flip
-	 * the index.  The full grace period when that fails.
-	 */
-	gp_quick(0);
-	if
-	:: quick -> quick = false
-	:: else -> synchronize(0)
-	fi;
-#else
 	synchronize(0);
-#endif
 	freed = true;				/* the owner frees */
 	revoked = true
 }

@@ -46,10 +46,7 @@
  * at once, with one synchronize_rcu() between their sums and no flip
  * (revocable_srcu_gp_quick()); otherwise it runs as above, a flip and two
  * drains.  A device's removal, whose readers have usually left by then,
- * so waits for one grace period of RCU, not two.  A two-phase revoke
- * starts that grace period when it begins (revocable_srcu_start_early())
- * and only waits for it when it waits, so it runs during the driver's own
- * teardown in between.
+ * so waits for one grace period of RCU, not two.
  *
  * Synchronous grace periods (a revoke waiting for readers) use
  * synchronize_rcu_expedited(): removal latency matters there, and revokes
@@ -151,16 +148,13 @@ static void revocable_srcu_drain(struct revocable_srcu *ssp, int idx,
  * their unlock sums read before a shared synchronize_rcu() and their lock
  * sums after.  Each drain protects every reader counting under its index
  * whatever the index is meanwhile (the argument above never uses the
- * flip), so when both balance no reader is left, and no flip is needed,
- * nor the grace-period mutex.  Readers inside at the time make it fail:
- * not worth a grace period then.
- *
- * The first half: each index's unlock sum into @unlocks; false when a
- * reader is inside.
+ * flip), so when both balance no reader is left, and no flip is needed.
+ * Readers inside at the time make it fail: not worth a grace period then.
+ * False when a full grace period must run.
  */
-static bool revocable_srcu_quick_sums(struct revocable_srcu *ssp,
-				      unsigned long unlocks[2])
+static bool revocable_srcu_gp_quick(struct revocable_srcu *ssp, bool expedite)
 {
+	unsigned long unlocks[2];
 	int idx;
 
 	for (idx = 0; idx < 2; idx++) {
@@ -168,33 +162,14 @@ static bool revocable_srcu_quick_sums(struct revocable_srcu *ssp,
 		if (revocable_srcu_sum(ssp, idx, true) != unlocks[idx])
 			return false;
 	}
-	return true;
-}
-
-/* The second half, after the grace period: true when no reader is left. */
-static bool revocable_srcu_quick_check(struct revocable_srcu *ssp,
-				       const unsigned long unlocks[2])
-{
-	int idx;
-
-	for (idx = 0; idx < 2; idx++)
-		if (revocable_srcu_sum(ssp, idx, true) != unlocks[idx])
-			return false;
-	return true;
-}
-
-/* Both halves around a grace period: false when a full one must run. */
-static bool revocable_srcu_gp_quick(struct revocable_srcu *ssp, bool expedite)
-{
-	unsigned long unlocks[2];
-
-	if (!revocable_srcu_quick_sums(ssp, unlocks))
-		return false;
 	if (expedite)
 		synchronize_rcu_expedited();
 	else
 		synchronize_rcu();
-	return revocable_srcu_quick_check(ssp, unlocks);
+	for (idx = 0; idx < 2; idx++)
+		if (revocable_srcu_sum(ssp, idx, true) != unlocks[idx])
+			return false;
+	return true;
 }
 
 static void revocable_srcu_gp(struct revocable_srcu *ssp, bool expedite,
@@ -325,56 +300,6 @@ void revocable_srcu_synchronize_report(struct revocable_srcu *ssp,
 	mutex_unlock(&ssp->gp_lock);
 }
 EXPORT_SYMBOL_GPL(revocable_srcu_synchronize_report);
-
-/**
- * revocable_srcu_start_early() - start a quick grace period now, wait later
- * @ssp: the read side
- * @early: where the grace period is recorded, for
- *	revocable_srcu_finish_early()
- *
- * The first half of the quick grace period, with the RCU grace period
- * between the halves started as a polled expedited one, so that it runs
- * while the caller does other work (a revoke, between clearing the
- * resource and waiting for the readers).  Whatever the caller stored
- * before the call is ordered before that grace period, as before a
- * synchronize_rcu() at the call.  With readers inside, nothing is
- * started.
- *
- * Context: any context but NMI.
- */
-void revocable_srcu_start_early(struct revocable_srcu *ssp,
-				struct revocable_srcu_early *early)
-{
-	early->started = revocable_srcu_quick_sums(ssp, early->unlocks);
-	if (early->started)
-		early->rcu = start_poll_synchronize_rcu_expedited();
-}
-EXPORT_SYMBOL_GPL(revocable_srcu_start_early);
-
-/**
- * revocable_srcu_finish_early() - end a grace period started early
- * @ssp: the read side
- * @early: what revocable_srcu_start_early() recorded
- *
- * Waits for the grace period that revocable_srcu_start_early() started,
- * if it has not ended yet, and checks that no reader counted since.
- *
- * Context: process context, outside every section of @ssp; may sleep.
- * Return: true when every read-side section of @ssp that began before
- * revocable_srcu_start_early() has ended; false when that is not known
- * (readers were inside, or came and went): then the caller waits with
- * revocable_srcu_synchronize() or revocable_srcu_synchronize_report().
- */
-bool revocable_srcu_finish_early(struct revocable_srcu *ssp,
-				 struct revocable_srcu_early *early)
-{
-	might_sleep();
-	if (!early->started)
-		return false;
-	cond_synchronize_rcu_expedited(early->rcu);
-	return revocable_srcu_quick_check(ssp, early->unlocks);
-}
-EXPORT_SYMBOL_GPL(revocable_srcu_finish_early);
 
 /**
  * revocable_srcu_synchronize() - wait for the readers

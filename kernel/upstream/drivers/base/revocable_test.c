@@ -805,9 +805,9 @@ static void revocable_test_two_phase_wakes_sleeper(struct kunit *test)
 }
 
 /*
- * A two-phase revoke with no reader inside starts its grace period at the
- * begin (in the kernel); an access that comes and goes before the wait
- * spoils that grace period's check, and the wait takes the full way.
+ * An access between the begin and the wait gets NULL and leaves; the wait
+ * still drains and drops the owner's reference once, and a second wait is
+ * refused.
  */
 static void revocable_test_two_phase_access_between(struct kunit *test)
 {

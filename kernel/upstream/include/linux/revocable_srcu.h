@@ -140,26 +140,6 @@ void revocable_srcu_call(struct revocable_srcu *ssp, struct rcu_head *head,
 			 rcu_callback_t func);
 void revocable_srcu_barrier(struct revocable_srcu *ssp);
 
-/**
- * struct revocable_srcu_early - a grace period started ahead of its wait
- * @unlocks: each index's unlock count, summed before the grace period began
- * @rcu: the expedited RCU grace period's cookie
- * @started: false when readers were inside at the start: no grace period
- *	was started, and the wait takes the full way
- */
-struct revocable_srcu_early {
-	unsigned long unlocks[2];
-	unsigned long rcu;
-	bool started;
-};
-
-void revocable_srcu_start_early(struct revocable_srcu *ssp,
-				struct revocable_srcu_early *early);
-bool revocable_srcu_finish_early(struct revocable_srcu *ssp,
-				 struct revocable_srcu_early *early);
-/* The core tests for these. */
-#define revocable_srcu_start_early revocable_srcu_start_early
-
 /*
  * Count an access in @scp, counters of @ssp: one increment of this CPU's
  * lock count.  The compiler barrier keeps the section after it in program
