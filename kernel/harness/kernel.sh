@@ -650,7 +650,7 @@ bench_conv() {
 			cp "$repo/kernel/guest/gpiod-suite-run.sh" "$root/gpiod-suite-run.sh"
 			printf '%s\n' "# kernel-gpiod-suite: init runs libgpiod's suite as a step." \
 				"step gpiod-suite bench" "userspace" \
-				"run 1200 /bin/bash /gpiod-suite-run.sh" > "$dir/plan"
+				"run 1200 /bin/bash /gpiod-suite-run.sh ${GPIOD_SUITE_RUNS:-3}" > "$dir/plan"
 			initramfs -r "$root" "$dir/plan"
 			;;
 		evdev)
