@@ -90,6 +90,12 @@ struct kunit_suite {
 		{ __suites }
 #define kunit_test_suite(suite)	kunit_test_suites(&(suite))
 
+/*
+ * Userspace only: the number of warnings so far (the kernel has no such
+ * count), for suites that check that a misuse warned.
+ */
+#define kunit_warn_count()	compat_warn_count()
+
 /* Runs the registered suites whose "suite.case" names match @glob. */
 int kunit_run_all_tests(const char *glob);
 

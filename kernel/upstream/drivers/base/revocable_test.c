@@ -1026,6 +1026,563 @@ out_driver:
 	revocable_provider_put(dref);
 }
 
+/* ----- the misuse matrix -------------------------------------------------- */
+
+/*
+ * One case per cell of the misuse matrix (docs/design.md, "Misuse matrix"):
+ * a call made wrongly, its defined result, and that what it left behind
+ * still works (the revoke that follows, the reference that follows; a
+ * second drop of a reference is a use-after-free that KASAN, ASan or
+ * valgrind reports).  Cells that warn print the markers around the call.
+ * The cases are named misuse_FUNCTION__MISUSE, after the matrix's rows and
+ * columns; tests/check-misuse-matrix.py checks that both list the same.
+ */
+#define MISUSE(fn, m)	static void misuse_##fn##__##m(struct kunit *test)
+#define MISUSE_CASE(fn, m)						\
+	{ .run_case = misuse_##fn##__##m, .name = "misuse_" #fn "__" #m }
+
+/*
+ * Calls @call between the expected-warning markers.  Where the runtime
+ * counts warnings (the userspace runner: compat_warn_count()), the cell
+ * also fails when the call did not warn.
+ */
+#ifdef kunit_warn_count
+#define MISUSE_WARN_COUNT()	kunit_warn_count()
+
+static void misuse_warned(struct kunit *test, unsigned long before)
+{
+	KUNIT_EXPECT_GT_MSG(test, kunit_warn_count(), before,
+			    "the call did not warn");
+}
+#else
+#define MISUSE_WARN_COUNT()	0UL
+
+static void misuse_warned(struct kunit *test, unsigned long before)
+{
+}
+#endif
+#define WARNS(call)							\
+	({								\
+		unsigned long __w = MISUSE_WARN_COUNT();		\
+		typeof(call) __r;					\
+		EXPECT_WARN_BEGIN();					\
+		__r = (call);						\
+		EXPECT_WARN_END();					\
+		misuse_warned(test, __w);				\
+		__r;							\
+	})
+#define WARNS_VOID(call)						\
+	do {								\
+		unsigned long __w = MISUSE_WARN_COUNT();		\
+		EXPECT_WARN_BEGIN();					\
+		call;							\
+		EXPECT_WARN_END();					\
+		misuse_warned(test, __w);				\
+	} while (0)
+
+MISUSE(domain_free, null)
+{
+	KUNIT_EXPECT_EQ(test, revocable_domain_free(NULL), 0);
+}
+
+MISUSE(domain_free, default_domain)
+{
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_domain_free(revocable_default_domain())),
+			-EINVAL);
+}
+
+MISUSE(domain_free, out_of_order)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("misuse");
+	struct revocable_provider __rcu *rp;
+
+	KUNIT_ASSERT_NOT_NULL(test, dom);
+	rp = revocable_provider_alloc_in(dom, TEST_RES);
+	/* Freed before its provider is revoked: refused, domain intact. */
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_domain_free(dom)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_EQ(test, revocable_domain_free(dom), 0);
+}
+
+MISUSE(domain_free, inside_access)
+{
+	struct revocable_domain *dom = revocable_domain_alloc("misuse");
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *ref;
+	struct revocable acc;
+
+	KUNIT_ASSERT_NOT_NULL(test, dom);
+	rp = revocable_provider_alloc_in(dom, TEST_RES);
+	ref = revocable_provider_get_rcu(&rp);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_domain_free(dom)), -EDEADLK);
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	KUNIT_EXPECT_EQ(test, revocable_domain_free(dom), 0);
+}
+
+MISUSE(domain_barrier, null)
+{
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_domain_barrier(NULL)), -EINVAL);
+}
+
+MISUSE(domain_barrier, inside_access)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable acc;
+
+	KUNIT_EXPECT_PTR_EQ(test, revocable_access(ref, &acc), TEST_RES);
+	KUNIT_EXPECT_EQ(test,
+			WARNS(revocable_domain_barrier(revocable_default_domain())),
+			-EDEADLK);
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+}
+
+MISUSE(domain_set_slow, null)
+{
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_domain_set_slow(NULL, 1, NULL, NULL)),
+			-EINVAL);
+}
+
+MISUSE(provider_alloc, null)
+{
+	KUNIT_EXPECT_NULL(test, unrcu_pointer(WARNS(revocable_provider_alloc(NULL))));
+}
+
+MISUSE(provider_alloc_in, null)
+{
+	struct revocable_domain *dom = revocable_default_domain();
+
+	KUNIT_EXPECT_NULL(test,
+			  unrcu_pointer(WARNS(revocable_provider_alloc_in(NULL, TEST_RES))));
+	KUNIT_EXPECT_NULL(test,
+			  unrcu_pointer(WARNS(revocable_provider_alloc_in(dom, NULL))));
+}
+
+MISUSE(provider_publish, null)
+{
+	struct revocable_provider __rcu *rp = NULL;
+	struct revocable_provider __rcu *p = revocable_provider_alloc(TEST_RES);
+
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_provider_publish(NULL, unrcu_pointer(p))),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_provider_publish(&rp, NULL)), -EINVAL);
+	KUNIT_EXPECT_NULL(test, unrcu_pointer(rp));
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&p), 1);
+}
+
+MISUSE(provider_publish, twice)
+{
+	struct revocable_provider __rcu *rp = NULL;
+	struct revocable_provider __rcu *a = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider __rcu *b = revocable_provider_alloc(TEST_RES);
+
+	KUNIT_EXPECT_EQ(test, revocable_provider_publish(&rp, unrcu_pointer(a)), 0);
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_provider_publish(&rp, unrcu_pointer(b))),
+			-EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, unrcu_pointer(rp), unrcu_pointer(a));
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&b), 1);
+}
+
+MISUSE(provider_get_rcu, null)
+{
+	KUNIT_EXPECT_NULL(test, WARNS(revocable_provider_get_rcu(NULL)));
+}
+
+MISUSE(provider_get_rcu, after_revoke)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_NULL(test, revocable_provider_get_rcu(&rp));
+}
+
+MISUSE(provider_put, null)
+{
+	revocable_provider_put(NULL);
+}
+
+MISUSE(provider_put, twice)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable acc;
+
+	revocable_provider_put(ref);
+	/* Would drop the owner's reference of a live provider: refused. */
+	WARNS_VOID(revocable_provider_put(ref));
+	ref = revocable_provider_get_rcu(&rp);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	KUNIT_EXPECT_PTR_EQ(test, revocable_access(ref, &acc), TEST_RES);
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+}
+
+MISUSE(revoke, null)
+{
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke(NULL)), -EINVAL);
+}
+
+MISUSE(revoke, twice)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 0);
+}
+
+/*
+ * A provider in two slots.  A consumer's reference keeps the shell: without
+ * one the second slot would point at freed memory (undefined).
+ */
+MISUSE(revoke, second_slot)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider __rcu *other = rp;
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke(&other)), 0);
+	KUNIT_EXPECT_NULL(test, unrcu_pointer(other));
+	revocable_provider_put(ref);
+}
+
+MISUSE(revoke, inside_access)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable acc, later;
+
+	KUNIT_EXPECT_PTR_EQ(test, revocable_access(ref, &acc), TEST_RES);
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke(&rp)), -EDEADLK);
+	/* Revoked for new accesses; the drop comes once the reader leaves. */
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &later));
+	revocable_withdraw_access(&later);
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	KUNIT_EXPECT_EQ(test,
+			revocable_domain_barrier(revocable_default_domain()), 0);
+}
+
+MISUSE(revoke_async, null)
+{
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_async(NULL, NULL, NULL)),
+			-EINVAL);
+}
+
+static void misuse_count_done(void *arg)
+{
+	atomic_inc(arg);
+}
+
+MISUSE(revoke_async, twice)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	atomic_t done = ATOMIC_INIT(0);
+
+	KUNIT_EXPECT_EQ(test, revocable_revoke_async(&rp, misuse_count_done, &done),
+			1);
+	/* The slot is empty: 0, and this done never runs. */
+	KUNIT_EXPECT_EQ(test, revocable_revoke_async(&rp, misuse_count_done, &done),
+			0);
+	KUNIT_EXPECT_EQ(test,
+			revocable_domain_barrier(revocable_default_domain()), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&done), 1);
+}
+
+MISUSE(revoke_async, second_slot)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider __rcu *other = rp;
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	atomic_t done = ATOMIC_INIT(0);
+
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_EQ(test,
+			WARNS(revocable_revoke_async(&other, misuse_count_done, &done)),
+			0);
+	KUNIT_EXPECT_EQ(test,
+			revocable_domain_barrier(revocable_default_domain()), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&done), 0);
+	revocable_provider_put(ref);
+}
+
+MISUSE(revoke_batch, null)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider __rcu **slots[2] = { NULL, &rp };
+
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_batch(NULL, 1)), -EINVAL);
+	/* A NULL entry is skipped; the others are revoked. */
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_batch(slots, 2)), 1);
+	KUNIT_EXPECT_NULL(test, unrcu_pointer(rp));
+}
+
+MISUSE(revoke_batch, twice)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider __rcu *other = rp;
+	struct revocable_provider __rcu **slots[2] = { &rp, &other };
+
+	/* One provider in two slots of the batch: revoked once. */
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_batch(slots, 2)), 1);
+	KUNIT_EXPECT_EQ(test, revocable_revoke_batch(slots, 2), 0);
+}
+
+MISUSE(revoke_batch, inside_access)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable_provider __rcu **slots[1] = { &rp };
+	struct revocable acc;
+
+	KUNIT_EXPECT_PTR_EQ(test, revocable_access(ref, &acc), TEST_RES);
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_batch(slots, 1)), -EDEADLK);
+	KUNIT_EXPECT_NULL(test, unrcu_pointer(rp));
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+	KUNIT_EXPECT_EQ(test,
+			revocable_domain_barrier(revocable_default_domain()), 0);
+}
+
+MISUSE(revoke_begin, null)
+{
+	KUNIT_EXPECT_NULL(test, WARNS(revocable_revoke_begin(NULL)));
+}
+
+MISUSE(revoke_begin, twice)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider *begun = revocable_revoke_begin(&rp);
+
+	KUNIT_ASSERT_NOT_NULL(test, begun);
+	KUNIT_EXPECT_NULL(test, revocable_revoke_begin(&rp));
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), 0);
+}
+
+MISUSE(revoke_begin, second_slot)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider __rcu *other = rp;
+	struct revocable_provider *begun = revocable_revoke_begin(&rp);
+
+	KUNIT_ASSERT_NOT_NULL(test, begun);
+	KUNIT_EXPECT_NULL(test, WARNS(revocable_revoke_begin(&other)));
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), 0);
+}
+
+MISUSE(revoke_wait, null)
+{
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_wait(NULL)), -EINVAL);
+}
+
+MISUSE(revoke_wait, twice)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable_provider *begun = revocable_revoke_begin(&rp);
+	struct revocable acc;
+
+	KUNIT_ASSERT_PTR_EQ(test, begun, ref);
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), 0);
+	/* A second drop would free the shell under ref. */
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_wait(begun)), -EINVAL);
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
+	revocable_provider_put(ref);
+}
+
+MISUSE(revoke_wait, out_of_order)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable acc;
+
+	/* Never begun, live: refused, the owner's reference stays. */
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_wait(ref)), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, revocable_access(ref, &acc), TEST_RES);
+	revocable_withdraw_access(&acc);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	/* Revoked without begin: refused too. */
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_wait(ref)), -EINVAL);
+	revocable_provider_put(ref);
+}
+
+MISUSE(revoke_wait, after_async)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct completion done;
+
+	init_completion(&done);
+	KUNIT_EXPECT_EQ(test, revocable_revoke_async(&rp, test_async_done, &done),
+			1);
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_wait(ref)), -EINVAL);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&done, TEST_TIMEOUT), 0);
+	revocable_provider_put(ref);
+}
+
+MISUSE(revoke_wait, inside_access)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable_provider *begun = revocable_revoke_begin(&rp);
+	struct revocable acc;
+
+	KUNIT_ASSERT_PTR_EQ(test, begun, ref);
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	/* Refused with nothing done: the wait may be called again outside. */
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_wait(begun)), -EDEADLK);
+	revocable_withdraw_access(&acc);
+	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), 0);
+	revocable_provider_put(ref);
+}
+
+MISUSE(access, null)
+{
+	struct revocable acc;
+
+	KUNIT_EXPECT_NULL(test, revocable_access(NULL, &acc));
+	revocable_withdraw_access(&acc);
+}
+
+MISUSE(access_unchecked, null)
+{
+	KUNIT_EXPECT_NULL(test, WARNS(revocable_access_unchecked(NULL)));
+}
+
+MISUSE(init, null)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable rev;
+
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_init(rp, NULL)), -EINVAL);
+	/* A NULL provider: an inert handle. */
+	KUNIT_EXPECT_EQ(test, revocable_init(NULL, &rev), -ENODEV);
+	KUNIT_EXPECT_NULL(test, revocable_try_access(&rev));
+	revocable_withdraw_access(&rev);
+	revocable_deinit(&rev);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+}
+
+MISUSE(try_access, twice)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable rev;
+
+	KUNIT_ASSERT_EQ(test, revocable_init(rp, &rev), 0);
+	KUNIT_EXPECT_PTR_EQ(test, revocable_try_access(&rev), TEST_RES);
+	/* Nested on one handle: refused, the first access untouched. */
+	KUNIT_EXPECT_NULL(test, WARNS(revocable_try_access(&rev)));
+	revocable_withdraw_access(&rev);
+	revocable_withdraw_access(&rev);
+	revocable_deinit(&rev);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+}
+
+MISUSE(try_access, after_deinit)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable rev;
+
+	KUNIT_ASSERT_EQ(test, revocable_init(rp, &rev), 0);
+	revocable_deinit(&rev);
+	KUNIT_EXPECT_NULL(test, WARNS(revocable_try_access(&rev)));
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+}
+
+MISUSE(withdraw_access, out_of_order)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable rev;
+
+	KUNIT_ASSERT_EQ(test, revocable_init(rp, &rev), 0);
+	WARNS_VOID(revocable_withdraw_access(&rev));
+	KUNIT_EXPECT_PTR_EQ(test, revocable_try_access(&rev), TEST_RES);
+	revocable_withdraw_access(&rev);
+	revocable_deinit(&rev);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+}
+
+MISUSE(deinit, twice)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable rev;
+
+	KUNIT_ASSERT_EQ(test, revocable_init(rp, &rev), 0);
+	revocable_deinit(&rev);
+	WARNS_VOID(revocable_deinit(&rev));
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+}
+
+MISUSE(deinit, inside_access)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+	struct revocable rev;
+
+	KUNIT_ASSERT_EQ(test, revocable_init(rp, &rev), 0);
+	KUNIT_EXPECT_PTR_EQ(test, revocable_try_access(&rev), TEST_RES);
+	/* Withdraws first: the revoke below does not wait for it. */
+	WARNS_VOID(revocable_deinit(&rev));
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+}
+
+static struct kunit_case revocable_misuse_cases[] = {
+	MISUSE_CASE(domain_free, null),
+	MISUSE_CASE(domain_free, default_domain),
+	MISUSE_CASE(domain_free, out_of_order),
+	MISUSE_CASE(domain_free, inside_access),
+	MISUSE_CASE(domain_barrier, null),
+	MISUSE_CASE(domain_barrier, inside_access),
+	MISUSE_CASE(domain_set_slow, null),
+	MISUSE_CASE(provider_alloc, null),
+	MISUSE_CASE(provider_alloc_in, null),
+	MISUSE_CASE(provider_publish, null),
+	MISUSE_CASE(provider_publish, twice),
+	MISUSE_CASE(provider_get_rcu, null),
+	MISUSE_CASE(provider_get_rcu, after_revoke),
+	MISUSE_CASE(provider_put, null),
+	MISUSE_CASE(provider_put, twice),
+	MISUSE_CASE(revoke, null),
+	MISUSE_CASE(revoke, twice),
+	MISUSE_CASE(revoke, second_slot),
+	MISUSE_CASE(revoke, inside_access),
+	MISUSE_CASE(revoke_async, null),
+	MISUSE_CASE(revoke_async, twice),
+	MISUSE_CASE(revoke_async, second_slot),
+	MISUSE_CASE(revoke_batch, null),
+	MISUSE_CASE(revoke_batch, twice),
+	MISUSE_CASE(revoke_batch, inside_access),
+	MISUSE_CASE(revoke_begin, null),
+	MISUSE_CASE(revoke_begin, twice),
+	MISUSE_CASE(revoke_begin, second_slot),
+	MISUSE_CASE(revoke_wait, null),
+	MISUSE_CASE(revoke_wait, twice),
+	MISUSE_CASE(revoke_wait, out_of_order),
+	MISUSE_CASE(revoke_wait, after_async),
+	MISUSE_CASE(revoke_wait, inside_access),
+	MISUSE_CASE(access, null),
+	MISUSE_CASE(access_unchecked, null),
+	MISUSE_CASE(init, null),
+	MISUSE_CASE(try_access, twice),
+	MISUSE_CASE(try_access, after_deinit),
+	MISUSE_CASE(withdraw_access, out_of_order),
+	MISUSE_CASE(deinit, twice),
+	MISUSE_CASE(deinit, inside_access),
+	{}
+};
+
+static struct kunit_suite revocable_misuse_suite = {
+	.name = "revocable_misuse",
+	.test_cases = revocable_misuse_cases,
+};
+
 static struct kunit_case revocable_test_cases[] = {
 	KUNIT_CASE(revocable_test_basic),
 	KUNIT_CASE(revocable_test_revocation),
@@ -1062,7 +1619,7 @@ static struct kunit_suite revocable_test_suite = {
 	.test_cases = revocable_test_cases,
 };
 
-kunit_test_suite(revocable_test_suite);
+kunit_test_suites(&revocable_test_suite, &revocable_misuse_suite);
 
 MODULE_DESCRIPTION("KUnit tests for revocable resources");
 MODULE_LICENSE("GPL");

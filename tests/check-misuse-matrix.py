@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Checks docs/design.md's misuse matrix against the tests.
+
+usage: check-misuse-matrix.py SOURCE_ROOT
+
+The matrix (the section "### Misuse matrix" up to the next heading) names
+KUnit cases as `misuse_FUNCTION__MISUSE` and userspace Check tests as
+`FILE.c:CASE`.  Fails when the matrix and the MISUSE_CASE() list of
+kernel/upstream/drivers/base/revocable_test.c differ, when a named case has
+no MISUSE() body, or when a FILE.c:CASE is not a START_TEST in tests/.
+"""
+import os
+import re
+import sys
+
+
+def main():
+    root = sys.argv[1]
+    design = open(os.path.join(root, "docs/design.md")).read()
+    m = re.search(r"^### Misuse matrix\n(.*?)^#", design, re.S | re.M)
+    if not m:
+        print("docs/design.md has no \"### Misuse matrix\" section")
+        return 1
+    matrix = m.group(1)
+    src = open(os.path.join(root,
+                            "kernel/upstream/drivers/base/revocable_test.c")).read()
+    listed = {f"misuse_{a}__{b}" for a, b in
+              re.findall(r"^\s*MISUSE_CASE\((\w+), (\w+)\),", src, re.M)}
+    bodies = {f"misuse_{a}__{b}" for a, b in
+              re.findall(r"^MISUSE\((\w+), (\w+)\)$", src, re.M)}
+    named = set(re.findall(r"`(misuse_[a-z_]+?__[a-z_]+)`", matrix))
+    bad = 0
+    for c in sorted(named - listed):
+        print(f"matrix names {c}, which revocable_misuse does not run")
+        bad += 1
+    for c in sorted(listed - named):
+        print(f"revocable_misuse runs {c}, which the matrix does not name")
+        bad += 1
+    for c in sorted(listed - bodies):
+        print(f"MISUSE_CASE {c} has no MISUSE() body")
+        bad += 1
+    checks = re.findall(r"`(\w+\.c):(\w+)`", matrix)
+    for f, case in checks:
+        path = os.path.join(root, "tests", f)
+        if not os.path.exists(path) or \
+                not re.search(rf"^START_TEST\({case}\)", open(path).read(), re.M):
+            print(f"matrix names {f}:{case}, which is not a test in tests/{f}")
+            bad += 1
+    print(f"misuse matrix: {len(named)} KUnit cells, {len(checks)} userspace "
+          f"tests named; {bad} problem(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
