@@ -144,9 +144,9 @@ static struct revocable_domain revocable_default = {
  */
 static bool revocable_cannot_wait(const char *fn)
 {
-	return WARN(in_interrupt() || irqs_disabled(),
-		    "%s() from a callback or atomic context would deadlock\n",
-		    fn);
+	return WARN_ONCE(in_interrupt() || irqs_disabled(),
+			 "%s() from a callback or atomic context would deadlock\n",
+			 fn);
 }
 
 /*
@@ -172,9 +172,9 @@ static bool revocable_would_deadlock(struct revocable_domain *dom,
 				     const char *fn)
 {
 #ifdef revocable_srcu_would_deadlock
-	return WARN(revocable_srcu_would_deadlock(dom->ssp),
-		    "%s() in domain %s from a signal handler that interrupted the library would deadlock\n",
-		    fn, dom->name);
+	return WARN_ONCE(revocable_srcu_would_deadlock(dom->ssp),
+			 "%s() in domain %s from a signal handler that interrupted the library would deadlock\n",
+			 fn, dom->name);
 #else
 	return false;
 #endif
@@ -247,14 +247,14 @@ ALLOW_ERROR_INJECTION(revocable_domain_alloc, NULL);
 
 int revocable_domain_barrier(struct revocable_domain *dom)
 {
-	if (WARN_ON(!dom))
+	if (WARN_ON_ONCE(!dom))
 		return -EINVAL;
 	if (revocable_cannot_wait(__func__))
 		return -EDEADLK;
 	/* Pending callbacks would wait for the caller's own access. */
-	if (WARN(revocable_inside_access(dom),
-		 "%s() inside an access of domain %s would deadlock\n",
-		 __func__, dom->name) ||
+	if (WARN_ONCE(revocable_inside_access(dom),
+		      "%s() inside an access of domain %s would deadlock\n",
+		      __func__, dom->name) ||
 	    revocable_would_deadlock(dom, __func__))
 		return -EDEADLK;
 	/*
@@ -277,7 +277,7 @@ int revocable_domain_free(struct revocable_domain *dom)
 
 	if (!dom)
 		return 0;
-	if (WARN_ON(dom == &revocable_default))
+	if (WARN_ON_ONCE(dom == &revocable_default))
 		return -EINVAL;
 	if (revocable_cannot_wait(__func__))
 		return -EDEADLK;
@@ -285,8 +285,8 @@ int revocable_domain_free(struct revocable_domain *dom)
 	if (ret)
 		return ret;
 	left = atomic_long_read(&dom->live);
-	if (WARN(left, "domain %s freed with %ld providers not revoked\n",
-		 dom->name, left))
+	if (WARN_ONCE(left, "domain %s freed with %ld providers not revoked\n",
+		      dom->name, left))
 		return -EBUSY;
 	/* Providers still referenced keep it until their release. */
 	revocable_domain_put(dom, true);
@@ -300,7 +300,7 @@ int revocable_domain_set_slow(struct revocable_domain *dom,
 					   unsigned int waited_ms, void *arg),
 			      void *arg)
 {
-	if (WARN_ON(!dom))
+	if (WARN_ON_ONCE(!dom))
 		return -EINVAL;
 	WRITE_ONCE(dom->slow_arg, arg);
 	WRITE_ONCE(dom->slow_hook, hook);
@@ -334,9 +334,9 @@ static void revocable_provider_release(struct kref *kref)
 		container_of(kref, struct revocable_provider, kref);
 	struct revocable_domain *dom = rp->dom;
 
-	if (WARN(atomic_read(&rp->state) != REVOCABLE_REVOKED,
-		 "revocable_provider_put() of the owner's reference of a provider that is not revoked (domain %s)\n",
-		 dom->name)) {
+	if (WARN_ONCE(atomic_read(&rp->state) != REVOCABLE_REVOKED,
+		      "revocable_provider_put() of the owner's reference of a provider that is not revoked (domain %s)\n",
+		      dom->name)) {
 		kref_init(&rp->kref);
 		return;
 	}
@@ -350,7 +350,7 @@ revocable_provider_alloc_in(struct revocable_domain *dom, void *res)
 {
 	struct revocable_provider *rp;
 
-	if (WARN_ON(!dom || !res))
+	if (WARN_ON_ONCE(!dom || !res))
 		return NULL;
 	rp = kzalloc(sizeof(*rp), GFP_KERNEL);
 	if (!rp)
@@ -378,11 +378,11 @@ ALLOW_ERROR_INJECTION(revocable_provider_alloc, NULL);
 int revocable_provider_publish(struct revocable_provider __rcu **rpp,
 			       struct revocable_provider __rcu *rp)
 {
-	if (WARN_ON(!rpp || !rp))
+	if (WARN_ON_ONCE(!rpp || !rp))
 		return -EINVAL;
 	/* A store over a provider would lose its owner's reference. */
-	if (WARN(cmpxchg_release(rpp, NULL, rp),
-		 "publish in a slot that holds a provider already\n"))
+	if (WARN_ONCE(cmpxchg_release(rpp, NULL, rp),
+		      "publish in a slot that holds a provider already\n"))
 		return -EBUSY;
 	return 0;
 }
@@ -393,7 +393,7 @@ revocable_provider_get_rcu(struct revocable_provider __rcu *const *rpp)
 {
 	struct revocable_provider *rp;
 
-	if (WARN_ON(!rpp))
+	if (WARN_ON_ONCE(!rpp))
 		return NULL;
 	rcu_read_lock();
 	rp = rcu_dereference(*rpp);
@@ -513,10 +513,10 @@ static void revocable_wait_readers(struct revocable_domain *dom)
 static bool revocable_withdraw_resource(struct revocable_provider *rp,
 					int state)
 {
-	if (WARN(atomic_cmpxchg(&rp->state, REVOCABLE_LIVE, state) !=
-		 REVOCABLE_LIVE,
-		 "revoke of a provider that a revoke through another slot took already (domain %s)\n",
-		 rp->dom->name))
+	if (WARN_ONCE(atomic_cmpxchg(&rp->state, REVOCABLE_LIVE, state) !=
+		      REVOCABLE_LIVE,
+		      "revoke of a provider that a revoke through another slot took already (domain %s)\n",
+		      rp->dom->name))
 		return false;
 	RCU_INIT_POINTER(rp->res, NULL);
 	atomic_long_dec(&rp->dom->live);
@@ -541,7 +541,7 @@ revocable_detach(struct revocable_provider __rcu **rpp, int state)
 {
 	struct revocable_provider *rp;
 
-	if (WARN_ON(!rpp))
+	if (WARN_ON_ONCE(!rpp))
 		return ERR_PTR(-EINVAL);
 	rp = unrcu_pointer(xchg(rpp, NULL));
 	if (rp && !revocable_withdraw_resource(rp, state))
@@ -565,7 +565,7 @@ revocable_detach_checked(struct revocable_provider __rcu **rpp,
 #ifdef revocable_srcu_would_deadlock
 	struct revocable_provider *rp;
 
-	if (WARN_ON(!rpp))
+	if (WARN_ON_ONCE(!rpp))
 		return ERR_PTR(-EINVAL);
 	rcu_read_lock();
 	do {
@@ -610,9 +610,9 @@ int revocable_revoke(struct revocable_provider __rcu **rpp)
 	if (IS_ERR_OR_NULL(rp))
 		return PTR_ERR_OR_ZERO(rp);
 	if (revocable_cannot_wait(__func__) ||
-	    WARN(revocable_inside_access(rp->dom),
-		 "revoke inside an access of domain %s would deadlock\n",
-		 rp->dom->name)) {
+	    WARN_ONCE(revocable_inside_access(rp->dom),
+		      "revoke inside an access of domain %s would deadlock\n",
+		      rp->dom->name)) {
 		revocable_finish_later(rp, NULL, NULL);
 		return -EDEADLK;
 	}
@@ -651,7 +651,7 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 
 	if (!n)
 		return 0;
-	if (WARN_ON(!rpps))
+	if (WARN_ON_ONCE(!rpps))
 		return -EINVAL;
 	if (revocable_cannot_wait(__func__)) {
 		for (i = 0; i < n; i++)
@@ -687,9 +687,9 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 
 	/* A domain we are inside of is marked by clearing its entry. */
 	for (j = 0; j < ndoms; j++) {
-		if (WARN(revocable_inside_access(doms[j]),
-			 "batch revoke inside an access of domain %s\n",
-			 doms[j]->name)) {
+		if (WARN_ONCE(revocable_inside_access(doms[j]),
+			      "batch revoke inside an access of domain %s\n",
+			      doms[j]->name)) {
 			doms[j] = NULL;
 			deadlock = true;
 			continue;
@@ -724,14 +724,14 @@ int revocable_revoke_wait(struct revocable_provider *rp)
 {
 	int state;
 
-	if (WARN_ON(IS_ERR_OR_NULL(rp)))
+	if (WARN_ON_ONCE(IS_ERR_OR_NULL(rp)))
 		return -EINVAL;
 	state = atomic_read(&rp->state);
-	if (WARN(state != REVOCABLE_BEGUN,
-		 "revoke wait on a provider %s (domain %s)\n",
-		 state == REVOCABLE_LIVE ? "whose revoke did not begin" :
-		 "whose revoke was finished or is being finished",
-		 rp->dom->name))
+	if (WARN_ONCE(state != REVOCABLE_BEGUN,
+		      "revoke wait on a provider %s (domain %s)\n",
+		      state == REVOCABLE_LIVE ? "whose revoke did not begin" :
+		      "whose revoke was finished or is being finished",
+		      rp->dom->name))
 		return -EINVAL;
 	if (revocable_cannot_wait(__func__)) {
 		if (atomic_cmpxchg(&rp->state, REVOCABLE_BEGUN,
@@ -741,16 +741,16 @@ int revocable_revoke_wait(struct revocable_provider *rp)
 		return -EDEADLK;
 	}
 	/* Refused here, the wait may be called again, where it can wait. */
-	if (WARN(revocable_inside_access(rp->dom),
-		 "revoke wait inside an access of domain %s would deadlock\n",
-		 rp->dom->name) ||
+	if (WARN_ONCE(revocable_inside_access(rp->dom),
+		      "revoke wait inside an access of domain %s would deadlock\n",
+		      rp->dom->name) ||
 	    revocable_would_deadlock(rp->dom, __func__))
 		return -EDEADLK;
 	/* Two waits racing: one takes the owner's reference. */
-	if (WARN(atomic_cmpxchg(&rp->state, REVOCABLE_BEGUN,
-				REVOCABLE_REVOKING) != REVOCABLE_BEGUN,
-		 "revoke wait on a provider whose revoke another wait finishes (domain %s)\n",
-		 rp->dom->name))
+	if (WARN_ONCE(atomic_cmpxchg(&rp->state, REVOCABLE_BEGUN,
+				     REVOCABLE_REVOKING) != REVOCABLE_BEGUN,
+		      "revoke wait on a provider whose revoke another wait finishes (domain %s)\n",
+		      rp->dom->name))
 		return -EINVAL;
 	revocable_wait_readers(rp->dom);
 	revocable_drop_owner_ref(rp);
@@ -797,7 +797,7 @@ int revocable_init(struct revocable_provider __rcu *rp_in,
 {
 	struct revocable_provider *rp = unrcu_pointer(rp_in);
 
-	if (WARN_ON(!rev))
+	if (WARN_ON_ONCE(!rev))
 		return -EINVAL;
 	if (rp && !kref_get_unless_zero(&rp->kref))
 		rp = NULL;
@@ -874,8 +874,8 @@ void revocable_withdraw_access(struct revocable *rev)
 	owner = READ_ONCE(rev->owner);
 	if (unlikely(owner != current)) {
 		WARN_ONCE(1, "withdraw %s\n", owner ?
-			  "from a context that does not own the access" :
-			  "without an access");
+			       "from a context that does not own the access" :
+			       "without an access");
 		return;
 	}
 	if (unlikely(rev->refused)) {
@@ -897,9 +897,9 @@ void revocable_deinit(struct revocable *rev)
 {
 	void *owner;
 
-	if (WARN_ON(!rev))
+	if (WARN_ON_ONCE(!rev))
 		return;
-	if (WARN(IS_ERR(rev->rp), "deinit of a deinitialised handle\n"))
+	if (WARN_ONCE(IS_ERR(rev->rp), "deinit of a deinitialised handle\n"))
 		return;
 	owner = READ_ONCE(rev->owner);
 	if (owner && owner != current && task_exited_owner(owner)) {
@@ -908,7 +908,7 @@ void revocable_deinit(struct revocable *rev)
 		WRITE_ONCE(rev->owner, NULL);
 	}
 	if (owner) {
-		WARN(1, "deinit of a handle inside an access\n");
+		WARN_ONCE(1, "deinit of a handle inside an access\n");
 		if (owner != current)
 			return;
 		rev->refused = 0;

@@ -55,10 +55,10 @@ int devm_revocable_provider_alloc(struct device *dev,
 {
 	struct revocable_provider __rcu *rp;
 
-	if (WARN_ON(!dev || !rpp || !res))
+	if (WARN_ON_ONCE(!dev || !rpp || !res))
 		return -EINVAL;
-	if (WARN(rcu_access_pointer(*rpp),
-		 "%s: revocable slot already holds a provider\n", dev_name(dev)))
+	if (WARN_ONCE(rcu_access_pointer(*rpp),
+		      "%s: revocable slot already holds a provider\n", dev_name(dev)))
 		return -EBUSY;
 	rp = revocable_provider_alloc(res);
 	if (!rp)

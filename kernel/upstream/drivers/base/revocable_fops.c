@@ -427,7 +427,7 @@ static void rfo_free(struct kref *kref)
 	 * file is closed, so no call is in progress; finish it.
 	 */
 	if (rfo->pending)
-		WARN_ON(revocable_revoke_wait(rfo->pending));
+		WARN_ON_ONCE(revocable_revoke_wait(rfo->pending));
 	revocable_provider_put(rfo->head.rp);
 	revocable_domain_free(rfo->dom);
 	kfree(rfo);
@@ -589,21 +589,21 @@ static int rfo_direct_calls(const struct revocable_fops_direct *d,
 {
 	const struct file_operations *from;
 
-	if (WARN_ON(!d->fill))
+	if (WARN_ON_ONCE(!d->fill))
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
 	from = d->fill(c);
-	if (WARN(from != f,
-		 "revocable_fops: %ps: direct wrappers generated from %ps\n",
-		 f, from))
+	if (WARN_ONCE(from != f,
+		      "revocable_fops: %ps: direct wrappers generated from %ps\n",
+		      f, from))
 		return -EINVAL;
-	if (WARN(!c->llseek != !f->llseek || !c->read != !f->read ||
-		 !c->write != !f->write || !c->read_iter != !f->read_iter ||
-		 !c->write_iter != !f->write_iter || !c->poll != !f->poll ||
-		 !c->unlocked_ioctl != !f->unlocked_ioctl ||
-		 !c->compat_ioctl != !f->compat_ioctl,
-		 "revocable_fops: %ps: direct wrappers do not match its operations\n",
-		 f))
+	if (WARN_ONCE(!c->llseek != !f->llseek || !c->read != !f->read ||
+		      !c->write != !f->write || !c->read_iter != !f->read_iter ||
+		      !c->write_iter != !f->write_iter || !c->poll != !f->poll ||
+		      !c->unlocked_ioctl != !f->unlocked_ioctl ||
+		      !c->compat_ioctl != !f->compat_ioctl,
+		      "revocable_fops: %ps: direct wrappers do not match its operations\n",
+		      f))
 		return -EINVAL;
 	return 0;
 }
@@ -652,7 +652,7 @@ revocable_fops_create(const struct revocable_fops_desc *desc)
 	struct revocable_fops *rfo;
 	const char *bad;
 
-	if (WARN_ON(!desc || !desc->fops || !desc->res))
+	if (WARN_ON_ONCE(!desc || !desc->fops || !desc->res))
 		return ERR_PTR(-EINVAL);
 	f = desc->fops;
 	bad = rfo_unsupported(f);
@@ -805,7 +805,7 @@ int revocable_fops_revoke(struct revocable_fops *rfo)
 	bool began;
 	int ret;
 
-	if (WARN_ON(IS_ERR_OR_NULL(rfo)))
+	if (WARN_ON_ONCE(IS_ERR_OR_NULL(rfo)))
 		return -EINVAL;
 	might_sleep();
 	rp = rfo_begin(rfo, &began);
@@ -843,7 +843,7 @@ int revocable_fops_revoke_begin(struct revocable_fops *rfo)
 	struct revocable_provider *rp;
 	bool began;
 
-	if (WARN_ON(IS_ERR_OR_NULL(rfo)))
+	if (WARN_ON_ONCE(IS_ERR_OR_NULL(rfo)))
 		return -EINVAL;
 	rp = rfo_begin(rfo, &began);
 	if (rp)
@@ -903,8 +903,8 @@ void revocable_fops_put(struct revocable_fops *rfo)
 {
 	if (IS_ERR_OR_NULL(rfo))
 		return;
-	if (WARN(!READ_ONCE(rfo->revoked),
-		 "revocable_fops: %ps put before it was revoked\n", rfo->fops))
+	if (WARN_ONCE(!READ_ONCE(rfo->revoked),
+		      "revocable_fops: %ps put before it was revoked\n", rfo->fops))
 		revocable_fops_revoke(rfo);
 	kref_put(&rfo->kref, rfo_free);
 }

@@ -241,13 +241,13 @@ int revocable_srcu_cleanup(struct revocable_srcu *ssp)
 	int idx;
 
 	revocable_srcu_barrier(ssp);
-	if (WARN(READ_ONCE(ssp->cbs) || work_pending(&ssp->cb_work),
-		 "revocable_srcu: cleanup with callbacks queued\n"))
+	if (WARN_ONCE(READ_ONCE(ssp->cbs) || work_pending(&ssp->cb_work),
+		      "revocable_srcu: cleanup with callbacks queued\n"))
 		return -EBUSY;
 	for (idx = 0; idx < 2; idx++)
-		if (WARN(revocable_srcu_sum(ssp, idx, true) !=
-			 revocable_srcu_sum(ssp, idx, false),
-			 "revocable_srcu: cleanup with readers inside\n"))
+		if (WARN_ONCE(revocable_srcu_sum(ssp, idx, true) !=
+			      revocable_srcu_sum(ssp, idx, false),
+			      "revocable_srcu: cleanup with readers inside\n"))
 			return -EBUSY;
 	flush_work(&ssp->cb_work);
 	free_percpu(ssp->sda);
