@@ -445,105 +445,6 @@ static void revocable_test_i7_revoke_inside_access(struct kunit *test)
 	revocable_domain_barrier(revocable_default_domain());
 }
 
-/* I8: bad calls have defined results. */
-static void revocable_test_i8_bad_calls(struct kunit *test)
-{
-	struct revocable_provider __rcu *rp;
-	struct revocable rev;
-
-	KUNIT_EXPECT_EQ(test, revocable_init(NULL, &rev), -ENODEV);
-	KUNIT_EXPECT_NULL(test, revocable_try_access(&rev));
-	revocable_withdraw_access(&rev);
-	revocable_deinit(&rev);
-
-	rp = revocable_provider_alloc(TEST_RES);
-	KUNIT_ASSERT_EQ(test, revocable_init(rp, &rev), 0);
-	EXPECT_WARN_BEGIN();
-	KUNIT_EXPECT_EQ(test, revocable_revoke(NULL), -EINVAL);
-	KUNIT_EXPECT_NULL(test, revocable_provider_alloc_in(NULL, TEST_RES));
-	revocable_withdraw_access(&rev);	/* without access */
-	revocable_deinit(&rev);
-	revocable_deinit(&rev);			/* double deinit */
-	KUNIT_EXPECT_NULL(test, revocable_try_access(&rev));	/* after deinit */
-	EXPECT_WARN_END();
-	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
-	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 0);
-}
-
-/*
- * I8, the revoke state: the owner's reference is dropped once, whatever
- * order and however many times the revokes and waits come.  A consumer
- * reference keeps the provider's memory, so that a second drop would be
- * a use-after-free under it (KASAN reports it).
- */
-static void revocable_test_i8_revoke_state(struct kunit *test)
-{
-	struct revocable_provider __rcu *rp, *other;
-	struct revocable_provider *ref, *begun;
-	struct revocable acc;
-
-	/* A second wait, and a wait on a provider revoked without begin. */
-	rp = revocable_provider_alloc(TEST_RES);
-	ref = revocable_provider_get_rcu(&rp);
-	begun = revocable_revoke_begin(&rp);
-	KUNIT_ASSERT_PTR_EQ(test, begun, ref);
-	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), 0);
-	EXPECT_WARN_BEGIN();
-	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), -EINVAL);
-	EXPECT_WARN_END();
-	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
-	revocable_withdraw_access(&acc);
-	revocable_provider_put(ref);
-
-	rp = revocable_provider_alloc(TEST_RES);
-	ref = revocable_provider_get_rcu(&rp);
-	EXPECT_WARN_BEGIN();
-	/* Live: refused, and the owner's reference stays. */
-	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(ref), -EINVAL);
-	EXPECT_WARN_END();
-	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
-	EXPECT_WARN_BEGIN();
-	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(ref), -EINVAL);
-	EXPECT_WARN_END();
-	revocable_provider_put(ref);
-
-	/* One put too many: it warns and the owner's reference stays. */
-	rp = revocable_provider_alloc(TEST_RES);
-	ref = revocable_provider_get_rcu(&rp);
-	revocable_provider_put(ref);
-	EXPECT_WARN_BEGIN();
-	revocable_provider_put(ref);
-	EXPECT_WARN_END();
-	ref = revocable_provider_get_rcu(&rp);
-	KUNIT_ASSERT_NOT_NULL(test, ref);
-	KUNIT_EXPECT_PTR_EQ(test, revocable_access(ref, &acc), TEST_RES);
-	revocable_withdraw_access(&acc);
-	revocable_provider_put(ref);
-	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
-
-	/* Publication: into an empty slot only. */
-	rp = NULL;
-	other = revocable_provider_alloc(TEST_RES);
-	KUNIT_EXPECT_EQ(test, revocable_provider_publish(&rp, other), 0);
-	EXPECT_WARN_BEGIN();
-	KUNIT_EXPECT_EQ(test, revocable_provider_publish(&rp, other), -EBUSY);
-	KUNIT_EXPECT_EQ(test, revocable_provider_publish(NULL, other), -EINVAL);
-	EXPECT_WARN_END();
-	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
-
-	/* One provider in two slots: the second revoke does nothing. */
-	rp = revocable_provider_alloc(TEST_RES);
-	other = rp;
-	ref = revocable_provider_get_rcu(&rp);
-	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
-	EXPECT_WARN_BEGIN();
-	KUNIT_EXPECT_EQ(test, revocable_revoke(&other), 0);
-	EXPECT_WARN_END();
-	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
-	revocable_withdraw_access(&acc);
-	revocable_provider_put(ref);
-}
-
 /* ----- the upstream defects ---------------------------------------------- */
 
 struct test_sharer {
@@ -804,30 +705,6 @@ static void revocable_test_two_phase_wakes_sleeper(struct kunit *test)
 	revocable_provider_put(r.ref);
 }
 
-/*
- * An access between the begin and the wait gets NULL and leaves; the wait
- * still drains and drops the owner's reference once, and a second wait is
- * refused.
- */
-static void revocable_test_two_phase_access_between(struct kunit *test)
-{
-	struct revocable_provider __rcu *rp;
-	struct revocable_provider *ref, *begun;
-	struct revocable acc;
-
-	rp = revocable_provider_alloc(TEST_RES);
-	ref = revocable_provider_get_rcu(&rp);
-	begun = revocable_revoke_begin(&rp);
-	KUNIT_ASSERT_PTR_EQ(test, begun, ref);
-	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
-	revocable_withdraw_access(&acc);
-	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), 0);
-	EXPECT_WARN_BEGIN();
-	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), -EINVAL);
-	EXPECT_WARN_END();
-	revocable_provider_put(ref);
-}
-
 /* ----- extensions --------------------------------------------------------- */
 
 static void revocable_test_domains_are_independent(struct kunit *test)
@@ -1080,6 +957,29 @@ static void misuse_warned(struct kunit *test, unsigned long before)
 		misuse_warned(test, __w);				\
 	} while (0)
 
+/* A provider in the default domain, a consumer's reference, an access. */
+struct misuse_held {
+	struct revocable_provider __rcu *slot;
+	struct revocable_provider *ref;
+	struct revocable acc;
+};
+
+static void misuse_enter(struct kunit *test, struct misuse_held *h)
+{
+	h->slot = revocable_provider_alloc(TEST_RES);
+	h->ref = revocable_provider_get_rcu(&h->slot);
+	KUNIT_EXPECT_PTR_EQ(test, revocable_access(h->ref, &h->acc), TEST_RES);
+}
+
+/* Ends the access and the reference; a drop left to the background ends. */
+static void misuse_leave(struct kunit *test, struct misuse_held *h)
+{
+	revocable_withdraw_access(&h->acc);
+	revocable_provider_put(h->ref);
+	KUNIT_EXPECT_EQ(test,
+			revocable_domain_barrier(revocable_default_domain()), 0);
+}
+
 MISUSE(domain_free, null)
 {
 	KUNIT_EXPECT_EQ(test, revocable_domain_free(NULL), 0);
@@ -1129,17 +1029,14 @@ MISUSE(domain_barrier, null)
 
 MISUSE(domain_barrier, inside_access)
 {
-	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
-	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
-	struct revocable acc;
+	struct misuse_held h;
 
-	KUNIT_EXPECT_PTR_EQ(test, revocable_access(ref, &acc), TEST_RES);
+	misuse_enter(test, &h);
 	KUNIT_EXPECT_EQ(test,
 			WARNS(revocable_domain_barrier(revocable_default_domain())),
 			-EDEADLK);
-	revocable_withdraw_access(&acc);
-	revocable_provider_put(ref);
-	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	misuse_leave(test, &h);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&h.slot), 1);
 }
 
 MISUSE(domain_set_slow, null)
@@ -1246,28 +1143,27 @@ MISUSE(revoke, second_slot)
 	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
 	struct revocable_provider __rcu *other = rp;
 	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct revocable acc;
 
 	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
 	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke(&other)), 0);
 	KUNIT_EXPECT_NULL(test, unrcu_pointer(other));
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
 	revocable_provider_put(ref);
 }
 
 MISUSE(revoke, inside_access)
 {
-	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
-	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
-	struct revocable acc, later;
+	struct misuse_held h;
+	struct revocable later;
 
-	KUNIT_EXPECT_PTR_EQ(test, revocable_access(ref, &acc), TEST_RES);
-	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke(&rp)), -EDEADLK);
+	misuse_enter(test, &h);
+	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke(&h.slot)), -EDEADLK);
 	/* Revoked for new accesses; the drop comes once the reader leaves. */
-	KUNIT_EXPECT_NULL(test, revocable_access(ref, &later));
+	KUNIT_EXPECT_NULL(test, revocable_access(h.ref, &later));
 	revocable_withdraw_access(&later);
-	revocable_withdraw_access(&acc);
-	revocable_provider_put(ref);
-	KUNIT_EXPECT_EQ(test,
-			revocable_domain_barrier(revocable_default_domain()), 0);
+	misuse_leave(test, &h);
 }
 
 MISUSE(revoke_async, null)
@@ -1337,18 +1233,14 @@ MISUSE(revoke_batch, twice)
 
 MISUSE(revoke_batch, inside_access)
 {
-	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
-	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
-	struct revocable_provider __rcu **slots[1] = { &rp };
-	struct revocable acc;
+	struct revocable_provider __rcu **slots[1];
+	struct misuse_held h;
 
-	KUNIT_EXPECT_PTR_EQ(test, revocable_access(ref, &acc), TEST_RES);
+	misuse_enter(test, &h);
+	slots[0] = &h.slot;
 	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_batch(slots, 1)), -EDEADLK);
-	KUNIT_EXPECT_NULL(test, unrcu_pointer(rp));
-	revocable_withdraw_access(&acc);
-	revocable_provider_put(ref);
-	KUNIT_EXPECT_EQ(test,
-			revocable_domain_barrier(revocable_default_domain()), 0);
+	KUNIT_EXPECT_NULL(test, unrcu_pointer(h.slot));
+	misuse_leave(test, &h);
 }
 
 MISUSE(revoke_begin, null)
@@ -1390,6 +1282,9 @@ MISUSE(revoke_wait, twice)
 	struct revocable acc;
 
 	KUNIT_ASSERT_PTR_EQ(test, begun, ref);
+	/* An access between the begin and the wait gets NULL. */
+	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
+	revocable_withdraw_access(&acc);
 	KUNIT_EXPECT_EQ(test, revocable_revoke_wait(begun), 0);
 	/* A second drop would free the shell under ref. */
 	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_wait(begun)), -EINVAL);
@@ -1597,14 +1492,11 @@ static struct kunit_case revocable_test_cases[] = {
 	KUNIT_CASE(revocable_test_i5_revoke_idempotent),
 	KUNIT_CASE(revocable_test_i6_access_writes_nothing_shared),
 	KUNIT_CASE(revocable_test_i7_revoke_inside_access),
-	KUNIT_CASE(revocable_test_i8_bad_calls),
-	KUNIT_CASE(revocable_test_i8_revoke_state),
 	KUNIT_CASE(revocable_test_bug1_shared_handle),
 	KUNIT_CASE(revocable_test_bug2_get_races_release),
 	KUNIT_CASE(revocable_test_bug3_no_dangling_pointer),
 	KUNIT_CASE(revocable_test_bug4_concurrent_revokers),
 	KUNIT_CASE(revocable_test_two_phase_wakes_sleeper),
-	KUNIT_CASE(revocable_test_two_phase_access_between),
 	KUNIT_CASE(revocable_test_domains_are_independent),
 	KUNIT_CASE(revocable_test_async_and_batch),
 	KUNIT_CASE(revocable_test_slow_revoke_reported),
