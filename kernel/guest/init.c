@@ -17,6 +17,7 @@
  * programs or module that it runs.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -73,12 +74,67 @@ static int runv(char *const argv[])
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* The first line of /proc/@pid/@name into @buf; "?" when it cannot be read. */
+static void proc_line(const char *pid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%s/%s", pid, name);
+	snprintf(buf, size, "?");
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\0' || buf[i] == '\n')
+			buf[i] = i + 1 < n ? ' ' : '\0';
+}
+
+/*
+ * Before a bounded step is killed: each process still in its session, with
+ * its state and where it sleeps, so that the console tells a test that
+ * left a background child behind (state S) from a task stuck in the
+ * kernel (state D, which the hung-task detector reports as well).
+ */
+static void show_session(pid_t sid, const char *what)
+{
+	char stat[512], wchan[64], cmd[160], *p;
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	long s;
+
+	if (!dir)
+		return;
+	sayf("%s: timed out; the processes of its session:", what);
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		proc_line(d->d_name, "stat", stat, sizeof(stat));
+		/* pid (comm) state ppid pgrp session ... */
+		p = strrchr(stat, ')');
+		if (!p || sscanf(p + 2, "%*c %*d %*d %ld", &s) != 1 || s != sid)
+			continue;
+		proc_line(d->d_name, "wchan", wchan, sizeof(wchan));
+		proc_line(d->d_name, "cmdline", cmd, sizeof(cmd));
+		sayf("  pid %s state %c wchan %s: %s", d->d_name, p[2],
+		     wchan[0] ? wchan : "-", cmd);
+	}
+	closedir(dir);
+}
+
 /*
  * runv() in a session of its own, killed as a whole after @secs seconds:
  * a test that fails while a background child of it still holds the
  * runner's pipe (gpio-sim.sh's test 4.1 on a loaded host) must end the run
- * with its failure, not hang it.  @what names it in the message.
+ * with its failure, not hang it.  @what names it in the message.  Returns
+ * the exit status, KILLED when it had to be killed, -1 if it did not start.
  */
+#define KILLED	(-2)
+
 static int runv_bounded(char *const argv[], int secs, const char *what)
 {
 	int status, i;
@@ -95,10 +151,10 @@ static int runv_bounded(char *const argv[], int secs, const char *what)
 			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 		usleep(100000);
 	}
+	show_session(pid, what);
 	kill(-pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	sayf("%s killed after %d s", what, secs);
-	return -1;
+	return KILLED;
 }
 
 /* finit_module(@path, @params); -1 with errno set on failure. */
@@ -156,6 +212,7 @@ struct plan_step {
 	const char *name;
 	int userspace;
 	int secs;		/* 0: no bound */
+	int retry;		/* run once more if the program fails */
 	int nload, nunload;
 	struct plan_module load[MAX_MODULES];
 	const char *unload[MAX_MODULES];
@@ -225,6 +282,8 @@ static const char *plan_line(char **w, int n, struct plan_step **s)
 		if (p->nunload == MAX_MODULES)
 			return "too many modules";
 		p->unload[p->nunload++] = w[1];
+	} else if (!strcmp(w[0], "retry") && n >= 2) {
+		p->retry = 1;
 	} else if (!strcmp(w[0], "run") && n >= 3) {
 		if (p->argv[0])
 			return "a second run";
@@ -294,7 +353,7 @@ static void run_step(const struct plan_step *s)
 {
 	const struct plan_module *m;
 	char up[32], what[80];
-	int i, ret;
+	int i, ret, attempt;
 
 	read_uptime(up, sizeof(up));
 	sayf("step %s begin at uptime %s", s->name, up);
@@ -315,10 +374,23 @@ static void run_step(const struct plan_step *s)
 				     s->name, m->name, ret);
 		}
 	}
-	if (s->argv[0]) {
+	for (attempt = 1; s->argv[0]; attempt++) {
 		snprintf(what, sizeof(what), "step %s", s->name);
 		ret = s->secs > 0 ? runv_bounded(s->argv, s->secs, what) : runv(s->argv);
+		if (ret && s->retry && attempt == 1) {
+			/* kernel/harness/parse_console.py: a note, not a failure. */
+			if (ret == KILLED)
+				sayf("step %s retried: attempt 1 killed after %d s",
+				     s->name, s->secs);
+			else
+				sayf("step %s retried: attempt 1 exit status %d",
+				     s->name, ret);
+			continue;
+		}
+		if (ret == KILLED)
+			sayf("step %s killed after %d s", s->name, s->secs);
 		sayf("step %s exit status %d", s->name, ret);
+		break;
 	}
 	for (i = 0; i < s->nunload; i++) {
 		if (syscall(SYS_delete_module, s->unload[i], O_NONBLOCK))

@@ -21,7 +21,7 @@
 #                   benchmark one
 #         console.log, initramfs/ ...
 #
-# Environment: QEMU_TIMEOUT (seconds, default 900), JOBS (default nproc),
+# Environment: QEMU_TIMEOUT (seconds, default 900; 1800 for the test runs), JOBS (default nproc),
 # SERIES_UPTO=N (qemu-stock: apply only the first N patches, default 0),
 # SERIES_CHECK=0 (build from lib/ and kernel/upstream/ even where the
 # committed series differs: tools/test-of-tests.sh's scratch edits),
@@ -424,7 +424,7 @@ plan_resolve() {
 			[ ${#w[@]} = 4 ] || die "kernel/harness/plan:$no: usage: put GUEST HOW ARG"
 			puts+=("${w[*]:1}")
 			;;
-		userspace | load | modprobe | run | unload | format | skip-ok)
+		userspace | load | modprobe | run | retry | unload | format | skip-ok)
 			[ "${w[0]}" != userspace ] || us=1
 			[ "${head%% *}" = step ] ||
 				die "kernel/harness/plan:$no: ${w[0]} outside a step"
@@ -745,7 +745,9 @@ test_run() {
 		plan_put "$root" "${a[@]}"
 	done
 	initramfs -r "$root" "$kdir/plan"
-	boot
+	# A plan runs ~7 min unloaded; a retried step (the plan's "retry")
+	# may add its bound and a second attempt.
+	QEMU_TIMEOUT=${QEMU_TIMEOUT:-1800} boot
 	judge
 }
 

@@ -66,7 +66,7 @@ SUBTEST = re.compile(r"^\s*# Subtest: (\S+)\s*$")
 STEP = re.compile(r"^INIT: step (\S+) (begin|end)\b")
 # What init prints when a step could not do its part.
 STEP_FAILED = re.compile(r"^INIT: step (\S+) ((?:load|modprobe) \S+ failed.*|killed after .*)$")
-STEP_NOTE = re.compile(r"^INIT: step (\S+) (unload \S+ failed.*)$")
+STEP_NOTE = re.compile(r"^INIT: step (\S+) (unload \S+ failed.*|retried: .*)$")
 PLAN_ERROR = re.compile(r"^INIT: plan error")
 # The summary's columns, in this order, then any other section of the plan.
 SECTIONS = ["kselftest", "subsystems"]
