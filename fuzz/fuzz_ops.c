@@ -19,12 +19,16 @@
  * a revoke that must wait for readers held by other contexts is started on
  * a worker and that worker counts as busy until the readers are gone.
  *
- * Left to the unit tests: creating and freeing domains and
- * revocable_domain_barrier().  Both wait for liburcu's call_rcu thread,
- * which batches for 10 ms, and would cut the fuzzer to ~50 inputs/s.
+ * Every cell of the misuse matrix is among the operations (MISUSE_CELLS
+ * below).  Left to the unit tests: creating and freeing domains, and
+ * revocable_domain_barrier() where it waits (the fuzzer only calls it, and
+ * revocable_domain_free(), where they refuse at once or after a short
+ * barrier).  Both wait for liburcu's call_rcu thread, which batches for
+ * 10 ms, and would cut the fuzzer to ~50 inputs/s.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -71,6 +75,70 @@ model_fail(int line, const char *fmt, ...)
 			model_fail(__LINE__, #cond " " __VA_ARGS__);	\
 	} while (0)
 
+/*
+ * The misuse matrix of docs/design.md, cell by cell (its KUnit case names
+ * without "misuse_").  The operations below reach each FUZZED cell, mark it
+ * with CELL() and check the cell's defined result (return value, WARN
+ * count, what is freed); with FUZZ_CELLS=1 (the fuzz-seeds test) the
+ * process fails at exit when the inputs it ran reached no FUZZED cell of
+ * the list.  tests/check-misuse-matrix.py checks the list against the
+ * matrix.
+ */
+#define MISUSE_CELLS(FUZZED, NOT_FUZZED)					\
+	FUZZED(domain_free, null)						\
+	FUZZED(domain_free, default_domain)					\
+	FUZZED(domain_free, out_of_order)					\
+	FUZZED(domain_free, inside_access)					\
+	FUZZED(domain_barrier, null)						\
+	FUZZED(domain_barrier, inside_access)					\
+	FUZZED(domain_set_slow, null)						\
+	FUZZED(provider_alloc, null)						\
+	FUZZED(provider_alloc_in, null)						\
+	FUZZED(provider_publish, null)						\
+	FUZZED(provider_publish, twice)						\
+	FUZZED(provider_get_rcu, null)						\
+	FUZZED(provider_get_rcu, after_revoke)					\
+	FUZZED(provider_put, null)						\
+	FUZZED(provider_put, twice)						\
+	FUZZED(revoke, null)							\
+	FUZZED(revoke, twice)							\
+	FUZZED(revoke, second_slot)						\
+	FUZZED(revoke, inside_access)						\
+	FUZZED(revoke_async, null)						\
+	FUZZED(revoke_async, twice)						\
+	FUZZED(revoke_async, second_slot)					\
+	FUZZED(revoke_batch, null)						\
+	FUZZED(revoke_batch, twice)						\
+	FUZZED(revoke_batch, inside_access)					\
+	FUZZED(revoke_begin, null)						\
+	FUZZED(revoke_begin, twice)						\
+	FUZZED(revoke_begin, second_slot)					\
+	FUZZED(revoke_wait, null)						\
+	FUZZED(revoke_wait, twice)						\
+	FUZZED(revoke_wait, out_of_order)					\
+	FUZZED(revoke_wait, after_async)					\
+	FUZZED(revoke_wait, inside_access)					\
+	FUZZED(access, null)							\
+	FUZZED(access_unchecked, null)						\
+	FUZZED(init, null)							\
+	FUZZED(try_access, twice)						\
+	FUZZED(try_access, after_deinit)					\
+	FUZZED(withdraw_access, out_of_order)					\
+	FUZZED(deinit, twice)							\
+	FUZZED(deinit, inside_access)
+
+#define CELL_ENUM(fn, m)	CELL_##fn##__##m,
+#define CELL_NAME(fn, m)	#fn "__" #m,
+#define CELL_SKIP(fn, m, why)
+
+enum cell { MISUSE_CELLS(CELL_ENUM, CELL_SKIP) CELL_COUNT };
+static const char *const cell_names[CELL_COUNT] = {
+	MISUSE_CELLS(CELL_NAME, CELL_SKIP)
+};
+static unsigned long cell_hits[CELL_COUNT];
+
+#define CELL(fn, m)	(cell_hits[CELL_##fn##__##m]++)
+
 /* ----- resources --------------------------------------------------------- */
 
 struct res {
@@ -115,6 +183,7 @@ struct gen {			/* one provider, from allocation on */
 	struct res *res;
 	int dom;
 	bool revoked;		/* new accesses must fail */
+	char how;		/* 'a' async, 'w' begin and wait, else 0 */
 };
 
 struct prov {			/* an owner's slot */
@@ -153,7 +222,7 @@ enum op_kind {
 	OP_ALLOC, OP_GET_RCU, OP_GET, OP_PUT, OP_ACCESS, OP_WITHDRAW,
 	OP_WITHDRAW_OTHER, OP_USE, OP_INIT, OP_TRY, OP_WITHDRAW_H, OP_DEINIT,
 	OP_REVOKE, OP_ASYNC, OP_BATCH, OP_BEGIN, OP_WAIT, OP_UNCHECKED,
-	OP_BAD, OP_EXIT, OP_CASCADE, OP_COUNT
+	OP_BAD, OP_EXIT, OP_CASCADE, OP_STALE, OP_COUNT
 };
 
 /* What a context is asked to run, and what came back. */
@@ -168,6 +237,7 @@ struct call {
 	struct res *free_after[NPROV];	/* freed by the caller on success */
 	bool void_variant;
 	int bad;
+	struct revocable_provider __rcu *tmp;	/* a second slot */
 	long ret;
 	void *ptr;
 };
@@ -217,6 +287,7 @@ static void call_free_after(struct call *c)
 }
 
 static void bad_call(struct call *c);
+static void stale_call(struct call *c);
 
 /* Runs in the chosen context. */
 static void call_exec(struct call *c)
@@ -267,6 +338,9 @@ static void call_exec(struct call *c)
 		break;
 	case OP_BAD:
 		bad_call(c);
+		break;
+	case OP_STALE:
+		stale_call(c);
 		break;
 	case OP_EXIT:
 		/* ctx_exit() joins; the exit handler runs after this. */
@@ -521,6 +595,8 @@ static void op_get_rcu(struct args *o)
 		return;
 	RUN(o->ctx, &c, 0);
 	CHECK(!!c.ptr == !!p->g);
+	if (!p->g)
+		CELL(provider_get_rcu, after_revoke);
 	if (c.ptr) {
 		CHECK(c.ptr == (void *)rcu_access_pointer(p->slot));
 		r->rp = c.ptr;
@@ -590,6 +666,8 @@ static void op_access(struct args *o)
 	c.rev = &f->acc;
 	RUN(o->ctx, &c, 0);
 	expect_access(g, c.ptr);
+	if (!c.rp)
+		CELL(access, null);
 	f->open = true;
 	f->g = g;
 	f->via = via;
@@ -663,6 +741,8 @@ static void op_init(struct args *o)
 	rp = pick_provider(o, &g, &via);
 	ret = revocable_init(rp, &h->rev);
 	CHECK(ret == (rp ? 0 : -ENODEV), "(init returned %d)", ret);
+	if (!rp)
+		CELL(init, null);
 	h->st = rp ? H_LIVE : H_INERT;
 	h->g = g;
 	h->owner = -1;
@@ -682,6 +762,10 @@ static bool handle_not_live(int ctx, struct handle *h, struct call *c)
 	if (h->st != H_UNUSED) {
 		RUN(ctx, c, h->st == H_DEAD ? 1 : 0);
 		CHECK(!c->ptr);
+		if (h->st == H_DEAD && c->kind == OP_TRY)
+			CELL(try_access, after_deinit);
+		if (h->st == H_DEAD && c->kind == OP_DEINIT)
+			CELL(deinit, twice);
 	}
 	return true;
 }
@@ -697,6 +781,7 @@ static void op_try(struct args *o)
 		/* Nested or shared: refused with a WARN. */
 		RUN(o->ctx, &c, 1);
 		CHECK(!c.ptr);
+		CELL(try_access, twice);
 		if (h->owner == o->ctx)
 			h->refused++;
 		return;
@@ -725,6 +810,7 @@ static void op_withdraw_h(struct args *o)
 	if (h->owner != o->ctx) {
 		/* Without an access, or someone else's: a WARN, no effect. */
 		RUN(o->ctx, &c, 1);
+		CELL(withdraw_access, out_of_order);
 		return;
 	}
 	RUN(o->ctx, &c, 0);
@@ -753,6 +839,7 @@ static void op_deinit(struct args *o)
 	}
 	/* Inside an access: a WARN; the owner's own deinit withdraws first. */
 	RUN(o->ctx, &c, 1);
+	CELL(deinit, inside_access);
 	if (h->owner != o->ctx)
 		return;
 	h->refused = 0;
@@ -782,6 +869,7 @@ static void op_revoke(struct args *o)
 	if (!p->g) {
 		RUN(o->ctx, &c, 0);
 		CHECK(c.ret == 0 || c.void_variant, "(%ld)", c.ret);
+		CELL(revoke, twice);
 		return;
 	}
 	mode = revoke_mode(o->ctx, 1u << p->g->dom);
@@ -796,6 +884,7 @@ static void op_revoke(struct args *o)
 		CHECK(c.ret == -EDEADLK, "(%ld)", c.ret);
 		orphans[norphans++] = g->res;
 		stats.deadlocks++;
+		CELL(revoke, inside_access);
 		return;
 	}
 	c.free_after[0] = p->g->res;
@@ -815,9 +904,11 @@ static void op_async(struct args *o)
 
 	if (p->g) {
 		c.res = p->g->res;
-		prov_detached(p);
+		prov_detached(p)->how = 'a';
 		async_expected++;
 		stats.async++;
+	} else {
+		CELL(revoke_async, twice);
 	}
 	RUN(o->ctx, &c, 0);
 	CHECK(c.ret == (c.res ? 1 : 0), "(%ld)", c.ret);
@@ -864,6 +955,7 @@ static void op_batch(struct args *o)
 		    __builtin_popcount(dmask & held_mask(o->ctx)));
 		CHECK(c.ret == -EDEADLK, "(%ld)", c.ret);
 		stats.deadlocks++;
+		CELL(revoke_batch, inside_access);
 		return;
 	}
 	memcpy(c.free_after, res, live * sizeof(res[0]));
@@ -889,10 +981,15 @@ static void op_begin(struct args *o)
 	struct call c = { .kind = OP_BEGIN, .slot = &p->slot };
 	void *want = rcu_access_pointer(p->slot);
 
-	if (p->begun)
-		return;
+	if (p->begun && p->g)
+		return;	/* a new provider in the slot: one pending begin only */
 	RUN(o->ctx, &c, 0);
 	CHECK(c.ptr == want);
+	if (p->begun) {
+		/* Begun already: the slot is empty, nothing more to begin. */
+		CELL(revoke_begin, twice);
+		return;
+	}
 	if (!c.ptr)
 		return;
 	p->begun_g = prov_detached(p);
@@ -914,9 +1011,11 @@ static void op_wait(struct args *o)
 		/* Nothing done: may be called again from elsewhere. */
 		RUN(o->ctx, &c, 1);
 		CHECK(c.ret == -EDEADLK, "(%ld)", c.ret);
+		CELL(revoke_wait, inside_access);
 		return;
 	}
 	c.free_after[0] = p->begun_g->res;
+	p->begun_g->how = 'w';
 	p->begun = NULL;
 	if (mode == 'b') {
 		start_blocked(o->ctx, &c, 1u << p->begun_g->dom, 0);
@@ -944,7 +1043,38 @@ enum {
 	BAD_ALLOC_NULL_DOM, BAD_INIT_NULL_HANDLE, BAD_WAIT_NULL,
 	BAD_WAIT_NOT_BEGUN, BAD_UNCHECKED_NULL, BAD_TRY_NULL,
 	BAD_WITHDRAW_NULL, BAD_DEINIT_NULL, BAD_DOMAIN_FREE, BAD_PUBLISH_NULL,
-	BAD_PUBLISH_BUSY, BAD_COUNT
+	BAD_PUBLISH_BUSY, BAD_DOMAIN_FREE_NULL, BAD_BARRIER_NULL,
+	BAD_SET_SLOW_NULL, BAD_PUT_NULL, BAD_PUT_TOO_MANY, BAD_DOMAIN_FREE_BUSY,
+	BAD_DOMAIN_FREE_INSIDE, BAD_BARRIER_INSIDE, BAD_BATCH_TWICE, BAD_COUNT
+};
+
+/* The matrix cell each bad call reaches, plus one (0: none; not a cell). */
+#define TO(cell)	(CELL_##cell + 1)
+static const unsigned char bad_cell[BAD_COUNT] = {
+	[BAD_REVOKE_NULL] = TO(revoke__null),
+	[BAD_PROVIDER_REVOKE_NULL] = TO(revoke__null),
+	[BAD_ASYNC_NULL] = TO(revoke_async__null),
+	[BAD_BEGIN_NULL] = TO(revoke_begin__null),
+	[BAD_BATCH_NULL] = TO(revoke_batch__null),
+	[BAD_GET_RCU_NULL] = TO(provider_get_rcu__null),
+	[BAD_ALLOC_NULL_RES] = TO(provider_alloc__null),
+	[BAD_ALLOC_NULL_DOM] = TO(provider_alloc_in__null),
+	[BAD_INIT_NULL_HANDLE] = TO(init__null),
+	[BAD_WAIT_NULL] = TO(revoke_wait__null),
+	[BAD_WAIT_NOT_BEGUN] = TO(revoke_wait__out_of_order),
+	[BAD_UNCHECKED_NULL] = TO(access_unchecked__null),
+	[BAD_DOMAIN_FREE] = TO(domain_free__default_domain),
+	[BAD_PUBLISH_NULL] = TO(provider_publish__null),
+	[BAD_PUBLISH_BUSY] = TO(provider_publish__twice),
+	[BAD_DOMAIN_FREE_NULL] = TO(domain_free__null),
+	[BAD_BARRIER_NULL] = TO(domain_barrier__null),
+	[BAD_SET_SLOW_NULL] = TO(domain_set_slow__null),
+	[BAD_PUT_NULL] = TO(provider_put__null),
+	[BAD_PUT_TOO_MANY] = TO(provider_put__twice),
+	[BAD_DOMAIN_FREE_BUSY] = TO(domain_free__out_of_order),
+	[BAD_DOMAIN_FREE_INSIDE] = TO(domain_free__inside_access),
+	[BAD_BARRIER_INSIDE] = TO(domain_barrier__inside_access),
+	[BAD_BATCH_TWICE] = TO(revoke_batch__twice),
 };
 
 static void bad_call(struct call *c)
@@ -1013,26 +1143,187 @@ static void bad_call(struct call *c)
 		c->ret = revocable_provider_publish(c->slot, c->rp) == -EBUSY &&
 			 rcu_access_pointer(*c->slot) == c->rp;
 		break;
+	case BAD_DOMAIN_FREE_NULL:
+		c->ret = revocable_domain_free(NULL) == 0;
+		break;
+	case BAD_BARRIER_NULL:
+		c->ret = revocable_domain_barrier(NULL) == -EINVAL;
+		break;
+	case BAD_SET_SLOW_NULL:
+		c->ret = revocable_domain_set_slow(NULL, 0, NULL, NULL) == -EINVAL;
+		break;
+	case BAD_PUT_NULL:
+		revocable_provider_put(NULL);
+		c->ret = 1;
+		break;
+	case BAD_PUT_TOO_MANY:
+		/* Would drop the owner's reference of a live provider. */
+		revocable_provider_put(c->rp);
+		c->ret = revocable_access_unchecked(c->rp) == c->res;
+		break;
+	case BAD_DOMAIN_FREE_BUSY:
+	case BAD_DOMAIN_FREE_INSIDE:
+		c->ret = revocable_domain_free(doms[1]) ==
+			 (c->bad == BAD_DOMAIN_FREE_BUSY ? -EBUSY : -EDEADLK);
+		break;
+	case BAD_BARRIER_INSIDE:
+		c->ret = revocable_domain_barrier(doms[c->n]) == -EDEADLK;
+		break;
+	case BAD_BATCH_TWICE:
+		/* One provider in two slots of a batch: revoked once. */
+		c->ret = revocable_revoke_batch(c->slots, 2) == 1 &&
+			 !rcu_access_pointer(c->tmp);
+		break;
 	}
+}
+
+/* Is @rp in no consumer reference of the model? */
+static bool unreferenced(struct revocable_provider *rp)
+{
+	int k;
+
+	for (k = 0; k < NREF; k++)
+		if (refs[k].rp == rp)
+			return false;
+	return true;
 }
 
 static void op_bad(struct args *o)
 {
 	struct call c = { .kind = OP_BAD, .bad = (o->a | o->c << 2) % BAD_COUNT };
-	int warns = 1;
+	struct prov *p = &provs[o->b];
+	struct gen *g = NULL;
+	int warns = 1, k;
 
-	if (c.bad == BAD_WAIT_NOT_BEGUN || c.bad == BAD_PUBLISH_BUSY) {
-		if (!provs[o->b].g)
+	switch (c.bad) {
+	case BAD_WAIT_NOT_BEGUN:
+	case BAD_PUBLISH_BUSY:
+	case BAD_PUT_TOO_MANY:
+	case BAD_BATCH_TWICE:
+		if (!p->g)
 			return;
-		c.rp = rcu_access_pointer(provs[o->b].slot);
-		c.slot = &provs[o->b].slot;
-	} else if (c.bad == BAD_PUBLISH_NULL) {
-		c.rp = (void *)&provs[o->b];	/* never stored */
-	} else if (c.bad == BAD_INIT_NULL_HANDLE) {
-		c.rp = provs[o->b].g ? rcu_access_pointer(provs[o->b].slot) : NULL;
+		c.rp = rcu_access_pointer(p->slot);
+		c.slot = &p->slot;
+		c.res = p->g->res;
+		if (c.bad == BAD_PUT_TOO_MANY && !unreferenced(c.rp))
+			return;	/* that put would drop a consumer's reference */
+		if (c.bad == BAD_BATCH_TWICE) {
+			/* Only where it returns at once. */
+			if (revoke_mode(o->ctx, 1u << p->g->dom) != 'r')
+				return;
+			RCU_INIT_POINTER(c.tmp, c.rp);
+			c.slots[0] = &p->slot;
+			c.slots[1] = &c.tmp;
+			g = prov_detached(p);
+		}
+		break;
+	case BAD_PUBLISH_NULL:
+		c.rp = (void *)p;	/* never stored */
+		break;
+	case BAD_INIT_NULL_HANDLE:
+		c.rp = p->g ? rcu_access_pointer(p->slot) : NULL;
+		break;
+	case BAD_DOMAIN_FREE_NULL:
+	case BAD_PUT_NULL:
+		warns = 0;
+		break;
+	case BAD_DOMAIN_FREE_BUSY:
+		/*
+		 * A provider of the fuzzer's domain not revoked; nobody inside
+		 * an access of it, for the barrier the free starts with.
+		 */
+		if (held_by_others(-1, 1u << 1))
+			return;
+		for (k = 0; k < NPROV && !(provs[k].g && provs[k].g->dom == 1); k++)
+			;
+		if (k == NPROV)
+			return;
+		break;
+	case BAD_DOMAIN_FREE_INSIDE:
+		if (!ctxs[o->ctx].held[1])
+			return;
+		break;
+	case BAD_BARRIER_INSIDE:
+		c.n = o->b & 1;
+		if (!ctxs[o->ctx].held[c.n])
+			return;
+		break;
 	}
 	RUN(o->ctx, &c, warns);
 	CHECK(c.ret == 1, "(bad call %d)", c.bad);
+	if (bad_cell[c.bad])
+		cell_hits[bad_cell[c.bad] - 1]++;
+	if (g)
+		res_free(g->res);
+}
+
+/*
+ * A provider already revoked (or begun) through its owner's slot, reached
+ * again through a consumer reference: copied into a second slot and revoked,
+ * revoked asynchronously or begun through it (one WARN; 0, the done callback
+ * never runs, NULL), or waited on when no begun revoke waits for that wait
+ * (one WARN, -EINVAL, no second drop of the owner's reference).
+ */
+static void never_done(void *arg)
+{
+	model_fail(__LINE__, "the done callback of a refused revoke ran");
+}
+
+static void stale_call(struct call *c)
+{
+	switch (c->bad) {
+	case 0:
+		c->ret = revocable_revoke(&c->tmp);
+		break;
+	case 1:
+		c->ret = revocable_revoke_async(&c->tmp, never_done, NULL);
+		break;
+	case 2:
+		c->ptr = revocable_revoke_begin(&c->tmp);
+		break;
+	default:
+		c->ret = revocable_revoke_wait(c->rp);
+		break;
+	}
+}
+
+static void op_stale(struct args *o)
+{
+	struct ref *r = &refs[o->a];
+	struct call c = { .kind = OP_STALE, .bad = o->b };
+	int k;
+
+	if (!r->rp || !r->g->revoked)
+		return;
+	for (k = 0; k < NPROV && o->b == 3; k++)
+		if (provs[k].begun == r->rp)
+			return;	/* the owner's wait is still to come: valid */
+	c.rp = r->rp;
+	RCU_INIT_POINTER(c.tmp, r->rp);
+	RUN(o->ctx, &c, 1);
+	switch (o->b) {
+	case 0:
+		CHECK(c.ret == 0 && !rcu_access_pointer(c.tmp), "(%ld)", c.ret);
+		CELL(revoke, second_slot);
+		break;
+	case 1:
+		CHECK(c.ret == 0 && !rcu_access_pointer(c.tmp), "(%ld)", c.ret);
+		CELL(revoke_async, second_slot);
+		break;
+	case 2:
+		CHECK(!c.ptr && !rcu_access_pointer(c.tmp));
+		CELL(revoke_begin, second_slot);
+		break;
+	default:
+		CHECK(c.ret == -EINVAL, "(%ld)", c.ret);
+		if (r->g->how == 'w')
+			CELL(revoke_wait, twice);
+		else if (r->g->how == 'a')
+			CELL(revoke_wait, after_async);
+		else
+			CELL(revoke_wait, out_of_order);
+		break;
+	}
 }
 
 /*
@@ -1165,6 +1456,7 @@ static void (*const ops[OP_COUNT])(struct args *o) = {
 	[OP_BAD] = op_bad,
 	[OP_EXIT] = op_exit,
 	[OP_CASCADE] = op_cascade,
+	[OP_STALE] = op_stale,
 };
 
 /* ----- teardown: everything back to nothing, checked ---------------------- */
@@ -1267,7 +1559,7 @@ static void print_stats(void)
 		"alloc", "get_rcu", "get", "put", "access", "withdraw",
 		"withdraw_other", "use", "init", "try", "withdraw_h", "deinit",
 		"revoke", "async", "batch", "begin", "wait", "unchecked", "bad",
-		"exit", "cascade",
+		"exit", "cascade", "stale",
 	};
 	int k;
 
@@ -1278,13 +1570,36 @@ static void print_stats(void)
 		stats.async, stats.warned);
 	for (k = 0; k < OP_COUNT; k++)
 		fprintf(stderr, " %s %lu", names[k], stats.ops[k]);
+	fputs("\nfuzz_ops: misuse cells:", stderr);
+	for (k = 0; k < CELL_COUNT; k++)
+		fprintf(stderr, " %s %lu", cell_names[k], cell_hits[k]);
 	fputc('\n', stderr);
+}
+
+/* FUZZ_CELLS=1: the inputs run must have reached every FUZZED cell. */
+static void check_cells(void)
+{
+	int k, missed = 0;
+
+	for (k = 0; k < CELL_COUNT; k++) {
+		if (cell_hits[k])
+			continue;
+		fprintf(stderr, "fuzz_ops: misuse cell %s not reached\n",
+			cell_names[k]);
+		missed++;
+	}
+	if (missed)
+		_exit(1);
+	fprintf(stderr, "fuzz_ops: all %d fuzzed misuse cells reached\n",
+		CELL_COUNT);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	int i;
 
+	if (getenv("FUZZ_CELLS"))
+		atexit(check_cells);
 	if (getenv("FUZZ_STATS"))
 		atexit(print_stats);
 

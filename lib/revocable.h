@@ -84,6 +84,102 @@ struct revocable_provider;
  *   or frees under a live pointer.
  */
 
+#ifndef __KERNEL__
+/**
+ * DOC: Overview
+ *
+ * A *provider* (the driver of a hot-pluggable device, a plugin host, a
+ * connection pool) publishes a resource.  *Consumers* use it only inside
+ * short *accesses*, which may sleep.  An access yields the resource, valid
+ * until the access ends, or NULL once the provider has revoked it.  A
+ * revoke makes new accesses fail and waits for those in progress; then the
+ * owner may free the resource.
+ */
+
+/**
+ * DOC: Objects
+ *
+ * - domain: the read side that accesses enter, an SRCU domain.  The
+ *   readers of a domain delay only revokes in that domain.
+ *   revocable_provider_alloc() uses the default domain;
+ *   revocable_domain_alloc() makes others.
+ * - provider: one published resource.  Its owner keeps it in a slot, a
+ *   pointer the owner owns, and revokes through that slot.
+ * - consumer reference: revocable_provider_get_rcu() takes one from the
+ *   slot and revocable_provider_put() drops it.  A reference keeps the
+ *   provider's memory alive, not the resource.
+ * - access: revocable_access() and revocable_withdraw_access(), the scope
+ *   macros REVOCABLE_TRY_ACCESS_WITH() and REVOCABLE_TRY_ACCESS_SCOPED(),
+ *   or a handle set up with revocable_init() and used through
+ *   revocable_try_access().  An access moves no reference count.
+ */
+
+/**
+ * DOC: Upstream API and extensions
+ *
+ * The calls of the kernel series that was merged and then reverted for
+ * v7.0 keep their signatures: revocable_provider_alloc(),
+ * revocable_provider_revoke(), revocable_init(), revocable_deinit(),
+ * revocable_try_access(), revocable_withdraw_access(),
+ * REVOCABLE_TRY_ACCESS_WITH() and REVOCABLE_TRY_ACCESS_SCOPED().
+ *
+ * Added here: domains (revocable_domain_alloc() and the other
+ * ``revocable_domain_*`` calls); consumer references
+ * (revocable_provider_get_rcu(), revocable_provider_get(),
+ * revocable_provider_put()); publishing into a slot that consumers already
+ * read (revocable_provider_publish()); a revoke that tells whether it
+ * revoked (revocable_revoke()); asynchronous, batched and two-phase revokes
+ * (revocable_revoke_async(), revocable_revoke_batch(),
+ * revocable_revoke_begin(), revocable_revoke_wait()); accesses through a
+ * reference without a handle (revocable_access()); and
+ * revocable_access_unchecked() for code that can prove the resource live.
+ *
+ * Define ``_LGPL_SOURCE`` before including the header to get the access
+ * calls and macros inline.  C++ includes the header unchanged;
+ * ``<revocable.hpp>`` adds the scope guard ``librevocable::access<T>``.
+ */
+
+/**
+ * DOC: Threads and fork
+ *
+ * Threads are not registered.  A thread that exits inside an access has the
+ * access withdrawn and reported.  An access left by ``siglongjmp()`` stays
+ * open until its thread exits.
+ *
+ * After fork(), only the forking thread exists in the child: the accesses
+ * of other threads are dropped and their handles are idle, the forking
+ * thread's own accesses stay open until it withdraws them, and revokes work
+ * as usual.  fork() waits for library callbacks that other threads are
+ * running; callbacks are short by contract.
+ */
+
+/**
+ * DOC: Signals
+ *
+ * The read side is async-signal-safe.  A handler may call
+ * revocable_access(), revocable_try_access() and
+ * revocable_withdraw_access() and use the scope macros in any domain, also
+ * in one whose access it interrupted on the same thread: no count is lost.
+ * The warnings of their misuse paths are not async-signal-safe.
+ *
+ * Revokes, barriers, allocations and the domain calls are not
+ * async-signal-safe.  Called from a handler that interrupted the library
+ * while it held a lock they would wait for, they warn and return -EDEADLK
+ * instead of deadlocking.
+ */
+
+/**
+ * DOC: Valgrind
+ *
+ * A process that exits with a deferred free or an asynchronous revoke still
+ * pending gets "possibly lost" records for the library's own memory and
+ * service threads.  Pass valgrind the suppressions the library installs::
+ *
+ *   valgrind --leak-check=full \
+ *       --suppressions=$(pkg-config --variable=suppressions revocable) prog
+ */
+#endif /* !__KERNEL__ */
+
 #ifdef __KERNEL__
 /* A domain's read side: <linux/revocable_srcu.h>. */
 #define __revocable_ssp_t	struct revocable_srcu

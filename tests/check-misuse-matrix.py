@@ -8,7 +8,10 @@ The matrix (the section "### Misuse matrix" up to the next heading) names
 KUnit cases as `misuse_FUNCTION__MISUSE` and userspace Check tests as
 `FILE.c:CASE`.  Fails when the matrix and the MISUSE_CASE() list of
 kernel/upstream/drivers/base/revocable_test.c differ, when a named case has
-no MISUSE() body, or when a FILE.c:CASE is not a START_TEST in tests/.
+no MISUSE() body, when a FILE.c:CASE is not a START_TEST in tests/, when
+a row gives an error code that its function's kernel-doc in lib/revocable.h
+does not name, or when a cell is missing from fuzz/fuzz_ops.c's
+MISUSE_CELLS (fuzzed there, or not with the reason).
 """
 import os
 import re
@@ -47,8 +50,41 @@ def main():
                 not re.search(rf"^START_TEST\({case}\)", open(path).read(), re.M):
             print(f"matrix names {f}:{case}, which is not a test in tests/{f}")
             bad += 1
-    print(f"misuse matrix: {len(named)} KUnit cells, {len(checks)} userspace "
-          f"tests named; {bad} problem(s)")
+    # The header is the contract: an error code a row gives must be one its
+    # function's kernel-doc names.
+    header = open(os.path.join(root, "lib/revocable.h")).read()
+    docs = dict(re.findall(r"^/\*\*\n \* (\w+)\(\) - (.*?)^ \*/", header,
+                           re.S | re.M))
+    rows = 0
+    for row in re.findall(r"^\| `(revocable_\w+)` \|(.*)$", matrix, re.M):
+        fn, cells = row
+        if fn not in docs:
+            print(f"matrix row {fn} has no kernel-doc in lib/revocable.h")
+            bad += 1
+            continue
+        rows += 1
+        for err in sorted(set(re.findall(r"-E[A-Z]+", cells))):
+            if err not in docs[fn]:
+                print(f"matrix row {fn} gives {err}, which its kernel-doc "
+                      f"does not name")
+                bad += 1
+    # The fuzzer's oracle: every cell is reached by fuzz/fuzz_ops.c or
+    # says there why not.
+    fuzz = open(os.path.join(root, "fuzz/fuzz_ops.c")).read()
+    fuzzed = {f"misuse_{a}__{b}" for a, b in
+              re.findall(r"^\s*FUZZED\((\w+), (\w+)\)", fuzz, re.M)}
+    not_fuzzed = {f"misuse_{a}__{b}" for a, b in
+                  re.findall(r"^\s*NOT_FUZZED\((\w+), (\w+), \"[^\"]+\"\)",
+                             fuzz, re.M)}
+    for c in sorted(listed - fuzzed - not_fuzzed):
+        print(f"fuzz/fuzz_ops.c's MISUSE_CELLS does not list {c}")
+        bad += 1
+    for c in sorted((fuzzed | not_fuzzed) - listed):
+        print(f"fuzz/fuzz_ops.c's MISUSE_CELLS lists {c}, which is no cell")
+        bad += 1
+    print(f"misuse matrix: {len(named)} KUnit cells ({len(fuzzed)} fuzzed), "
+          f"{len(checks)} userspace tests named, {rows} rows against the "
+          f"header; {bad} problem(s)")
     return 1 if bad else 0
 
 
