@@ -1177,13 +1177,20 @@ static void bad_call(struct call *c)
 	}
 }
 
-/* Is @rp in no consumer reference of the model? */
-static bool unreferenced(struct revocable_provider *rp)
+/*
+ * Does the owner hold the only reference of @rp, the provider of @g?
+ * Consumer references and live handles (revocable_init() takes one) hold
+ * others.
+ */
+static bool unreferenced(struct revocable_provider *rp, struct gen *g)
 {
 	int k;
 
 	for (k = 0; k < NREF; k++)
 		if (refs[k].rp == rp)
+			return false;
+	for (k = 0; k < NHANDLE; k++)
+		if (handles[k].st == H_LIVE && handles[k].g == g)
 			return false;
 	return true;
 }
@@ -1205,7 +1212,7 @@ static void op_bad(struct args *o)
 		c.rp = rcu_access_pointer(p->slot);
 		c.slot = &p->slot;
 		c.res = p->g->res;
-		if (c.bad == BAD_PUT_TOO_MANY && !unreferenced(c.rp))
+		if (c.bad == BAD_PUT_TOO_MANY && !unreferenced(c.rp, p->g))
 			return;	/* that put would drop a consumer's reference */
 		if (c.bad == BAD_BATCH_TWICE) {
 			/* Only where it returns at once. */
