@@ -179,7 +179,6 @@ struct revocable_provider;
  *       --suppressions=$(pkg-config --variable=suppressions revocable) prog
  */
 #endif /* !__KERNEL__ */
-
 #ifdef __KERNEL__
 /* A domain's read side: <linux/revocable_srcu.h>. */
 #define __revocable_ssp_t	struct revocable_srcu
