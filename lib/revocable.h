@@ -79,9 +79,13 @@ struct revocable_provider;
  *   until then, and revokes of its domain wait; the slow-revoke report
  *   names the context.
  * - Every bad call (NULL arguments, double deinit, withdraw without an
- *   access, use after deinit, a second wait, a put too many) has a
- *   documented result, a warning and an error code; none crashes, hangs
- *   or frees under a live pointer.
+ *   access, use after deinit, a second wait, a put that would drop the
+ *   owner's reference) has a documented result: a warning, and an error
+ *   code where the call returns one; none crashes, hangs or frees under a
+ *   live pointer.  Two misuses cannot be told from correct calls: a put
+ *   too many that takes another consumer's reference, and any call on an
+ *   object after its last reference is gone; KASAN, ASan and valgrind find
+ *   the use after free that follows.
  */
 
 #ifndef __KERNEL__
@@ -460,11 +464,12 @@ void revocable_provider_revoke(struct revocable_provider __rcu **rpp);
  *
  * Context: any context but NMI.
  * Return: 1 when this call revoked and @done will run; 0 when the slot was
- * already empty, and @done will not run; -EDEADLK (with a warning) in
- * userspace from a signal handler that interrupted the library inside the
- * domain's grace period or callback queue: nothing is done (the provider
- * stays in its slot, @done will not run), call again from elsewhere;
- * -EINVAL (with a warning) for a NULL @rpp.
+ * already empty, or (with a warning) held a provider that a revoke through
+ * another slot took already, and @done will not run; -EDEADLK (with a
+ * warning) in userspace from a signal handler that interrupted the library
+ * inside the domain's grace period or callback queue: nothing is done (the
+ * provider stays in its slot, @done will not run), call again from
+ * elsewhere; -EINVAL (with a warning) for a NULL @rpp.
  */
 int revocable_revoke_async(struct revocable_provider __rcu **rpp,
 			   void (*done)(void *arg), void *arg);
@@ -531,7 +536,9 @@ revocable_revoke_begin(struct revocable_provider __rcu **rpp);
  * Return: 0 when readers are drained; -EDEADLK (with a warning) inside an
  * access of the domain (or, in userspace, from a signal handler that
  * interrupted the library inside the domain's grace period or callback
- * queue), nothing done, call again from elsewhere; -EINVAL
+ * queue), nothing done, call again from elsewhere; -EDEADLK (with a
+ * warning) from a callback of the library (a @done), where the revoke then
+ * finishes in the background: do not call it again; -EINVAL
  * (with a warning) for NULL, a provider that was not begun (live, or
  * revoked by revocable_revoke() or revocable_revoke_async()), or one whose
  * wait another call did or does.

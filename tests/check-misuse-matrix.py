@@ -56,7 +56,8 @@ def main():
     docs = dict(re.findall(r"^/\*\*\n \* (\w+)\(\) - (.*?)^ \*/", header,
                            re.S | re.M))
     rows = 0
-    for row in re.findall(r"^\| `(revocable_\w+)` \|(.*)$", matrix, re.M):
+    for row in re.findall(r"^\| `(revocable_\w+|REVOCABLE_\w+)` \|(.*)$", matrix,
+                          re.M):
         fn, cells = row
         if fn not in docs:
             print(f"matrix row {fn} has no kernel-doc in lib/revocable.h")

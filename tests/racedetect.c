@@ -9,10 +9,13 @@
  * What it does is what the library's orderings are for: readers read a
  * resource and write their own part of it inside accesses, with every
  * kind of access (handle, handle from revocable_init(), both scope
- * macros); the provider reads those writes, poisons the resource and
+ * macros, the last through a reference taken with revocable_provider_get());
+ * the provider reads those writes, poisons the resource and
  * frees it right after revocable_revoke(), revocable_revoke_wait() after
- * revocable_revoke_begin(), or revocable_revoke_batch() returns, or in the
- * done callback of revocable_revoke_async(); one resource is published
+ * revocable_revoke_begin(), revocable_revoke_batch() or
+ * revocable_provider_revoke() returns, or in the done callback of
+ * revocable_revoke_async(), and uses its own resource with
+ * revocable_access_unchecked() before its revoke; one resource is published
  * with revocable_provider_publish() while the readers already poll its
  * slot; references are dropped after the revoke, so
  * the shells are freed by the library's deferred frees; the domain is freed
@@ -124,6 +127,7 @@ static void async_free(void *arg)
 
 /* One access of each kind; whether the first one found the resource. */
 static int round_of_accesses(struct reader *rd, struct revocable_provider *ref,
+			     struct revocable_provider *ref2,
 			     struct revocable *init_rev,
 			     struct revocable_provider *const more[MORE])
 {
@@ -148,7 +152,7 @@ static int round_of_accesses(struct reader *rd, struct revocable_provider *ref,
 	use(r, rd->id);
 	revocable_withdraw_access(init_rev);
 
-	REVOCABLE_TRY_ACCESS_SCOPED(ref, r) {
+	REVOCABLE_TRY_ACCESS_SCOPED(ref2, r) {
 		use(r, rd->id);
 	}
 	return live;
@@ -158,6 +162,7 @@ static void *reader(void *arg)
 {
 	struct reader *rd = arg;
 	struct revocable_provider *ref = revocable_provider_get_rcu(&slot_sync);
+	struct revocable_provider *ref2 = revocable_provider_get(ref);
 	struct revocable_provider *aref = revocable_provider_get_rcu(&slot_async);
 	struct revocable_provider *more[MORE] = {
 		revocable_provider_get_rcu(&slot_begun),
@@ -174,7 +179,7 @@ static void *reader(void *arg)
 	while (!(more[MORE_LATE] = revocable_provider_get_rcu(&slot_late)))
 		sched_yield();
 	for (i = 0; i < ROUNDS; i++)
-		rd->got += round_of_accesses(rd, ref, &init_rev, more);
+		rd->got += round_of_accesses(rd, ref, ref2, &init_rev, more);
 	/* Then on, only the library orders our accesses before the frees. */
 	pthread_barrier_wait(&started);
 	if (rd->id == 0) {
@@ -195,7 +200,7 @@ static void *reader(void *arg)
 		use(r, rd->id);
 		revocable_withdraw_access(&init_rev);
 	}
-	while (round_of_accesses(rd, ref, &init_rev, more)) {
+	while (round_of_accesses(rd, ref, ref2, &init_rev, more)) {
 		rd->got++;
 		signal_relaxed(&live_after);
 	}
@@ -205,6 +210,7 @@ static void *reader(void *arg)
 	for (i = 0; i < MORE; i++)
 		revocable_provider_put(more[i]);
 	revocable_provider_put(aref);
+	revocable_provider_put(ref2);
 	revocable_provider_put(ref);
 	return NULL;
 }
@@ -251,6 +257,8 @@ int main(int argc, char **argv)
 	own = slot_sync;
 	use(revocable_access(own, &rev), READERS);
 	revocable_withdraw_access(&rev);
+	/* The owner can prove its resource live until its revoke. */
+	use(revocable_access_unchecked(own), READERS);
 
 	/* Readers inside and around the revoke. */
 	wait_relaxed(&holding, 2);
@@ -277,7 +285,10 @@ int main(int argc, char **argv)
 	begun = revocable_revoke_begin(&slot_begun);
 	if (!begun || revocable_revoke_wait(begun))
 		return 1;
-	if (revocable_revoke_batch(batch, 2) != 2 || revocable_revoke(&slot_late) != 1)
+	if (revocable_revoke_batch(batch, 2) != 2)
+		return 1;
+	revocable_provider_revoke(&slot_late);
+	if (slot_late)
 		return 1;
 	for (i = 0; i < MORE; i++) {
 		int j;

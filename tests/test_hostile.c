@@ -737,14 +737,19 @@ END_TEST
 /*
  * Thread A is inside revocable_revoke(), waiting in the domain's grace
  * period for reader B.  A signal interrupts A, and its handler revokes
- * another provider of the same domain: it must get -EDEADLK (with a
- * warning), not wait for the grace period A itself is running.
+ * another provider of the same domain (each kind of revoke, the wait of a
+ * begun one), or waits for the domain's callbacks or frees it: each must
+ * get -EDEADLK (with a warning), not wait for the grace period A itself is
+ * running.
  */
+enum gp_op { GP_REVOKE, GP_ASYNC, GP_WAIT, GP_BATCH, GP_BARRIER, GP_FREE };
+
 struct gp_scene {
 	struct revocable_domain *dom;
 	struct revocable_provider __rcu *held;	/* B is inside it */
 	struct revocable_provider __rcu *victim;	/* the handler's */
-	int async;				/* the handler uses revoke_async */
+	enum gp_op op;				/* what the handler calls */
+	struct revocable_provider *begun;	/* GP_WAIT: the victim, begun */
 	struct test_revoker a;
 	int handler_ret;
 	int handler_done;
@@ -761,18 +766,41 @@ static void revoke_in_handler(int sig)
 
 	if (!sc || !pthread_equal(pthread_self(), sc->a.thread.tid))
 		return;
-	if (sc->async)
+	struct revocable_provider __rcu **slots[1] = { &sc->victim };
+
+	switch (sc->op) {
+	case GP_REVOKE:
+		sc->handler_ret = revocable_revoke(&sc->victim);
+		break;
+	case GP_ASYNC:
 		sc->handler_ret = revocable_revoke_async(&sc->victim, count_done,
 							 &sc->victim_done);
-	else
-		sc->handler_ret = revocable_revoke(&sc->victim);
+		break;
+	case GP_WAIT:
+		sc->handler_ret = revocable_revoke_wait(sc->begun);
+		break;
+	case GP_BATCH:
+		sc->handler_ret = revocable_revoke_batch(slots, 1);
+		break;
+	case GP_BARRIER:
+		sc->handler_ret = revocable_domain_barrier(sc->dom);
+		break;
+	case GP_FREE:
+		sc->handler_ret = revocable_domain_free(sc->dom);
+		break;
+	}
 	sc->handler_warns = compat_warn_count() - w;
 	__atomic_store_n(&sc->handler_done, 1, __ATOMIC_RELEASE);
 }
 
-static void revoke_from_handler_during_grace_period(int async)
+static void revoke_from_handler_during_grace_period(enum gp_op op)
 {
-	struct gp_scene sc = { .async = async };
+	static const char *const names[] = {
+		"revocable_revoke", "revocable_revoke_async",
+		"revocable_revoke_wait", "revocable_revoke_batch",
+		"revocable_domain_barrier", "revocable_domain_free",
+	};
+	struct gp_scene sc = { .op = op };
 	struct test_res *held_res = test_res_new();
 	struct test_res *victim_res = test_res_new();
 	struct revocable_provider *ref;
@@ -785,6 +813,8 @@ static void revoke_from_handler_during_grace_period(int async)
 	sc.held = revocable_provider_alloc_in(sc.dom, held_res);
 	sc.victim = revocable_provider_alloc_in(sc.dom, victim_res);
 	ref = revocable_provider_get_rcu(&sc.held);
+	if (op == GP_WAIT)
+		sc.begun = revocable_revoke_begin(&sc.victim);
 	test_reader_start(&b, ref, 0, "reader-b");
 
 	gp_scene = &sc;
@@ -805,9 +835,8 @@ static void revoke_from_handler_during_grace_period(int async)
 	       test_now_ms() < end)
 		test_sleep_ms(1);
 	ck_assert_msg(__atomic_load_n(&sc.handler_done, __ATOMIC_ACQUIRE),
-		      "revocable_revoke%s() in a signal handler that interrupted "
-		      "a grace period of its domain deadlocked",
-		      async ? "_async" : "");
+		      "%s() in a signal handler that interrupted "
+		      "a grace period of its domain deadlocked", names[op]);
 	ck_assert_int_eq(sc.handler_ret, -EDEADLK);
 	ck_assert_uint_ge(sc.handler_warns, 1);
 
@@ -824,6 +853,8 @@ static void revoke_from_handler_during_grace_period(int async)
 	 * it now) or revoked it for new accesses and finishes in the
 	 * background.
 	 */
+	if (sc.begun)
+		ck_assert_int_eq(revocable_revoke_wait(sc.begun), 0);
 	if (rcu_access_pointer(sc.victim))
 		ck_assert_int_eq(revoke_bounded(&sc.victim, test_bound_ms(5000)), 1);
 	ck_assert_ptr_null(revocable_access(sc.victim, &acc));
@@ -838,13 +869,37 @@ static void revoke_from_handler_during_grace_period(int async)
 
 START_TEST(revoke_in_signal_handler_during_grace_period_is_refused)
 {
-	revoke_from_handler_during_grace_period(0);
+	revoke_from_handler_during_grace_period(GP_REVOKE);
 }
 END_TEST
 
 START_TEST(revoke_async_in_signal_handler_during_grace_period_is_refused)
 {
-	revoke_from_handler_during_grace_period(1);
+	revoke_from_handler_during_grace_period(GP_ASYNC);
+}
+END_TEST
+
+START_TEST(revoke_wait_in_signal_handler_during_grace_period_is_refused)
+{
+	revoke_from_handler_during_grace_period(GP_WAIT);
+}
+END_TEST
+
+START_TEST(batch_in_signal_handler_during_grace_period_is_refused)
+{
+	revoke_from_handler_during_grace_period(GP_BATCH);
+}
+END_TEST
+
+START_TEST(barrier_in_signal_handler_during_grace_period_is_refused)
+{
+	revoke_from_handler_during_grace_period(GP_BARRIER);
+}
+END_TEST
+
+START_TEST(domain_free_in_signal_handler_during_grace_period_is_refused)
+{
+	revoke_from_handler_during_grace_period(GP_FREE);
 }
 END_TEST
 
@@ -1621,6 +1676,10 @@ Suite *test_suite(void)
 	tcase_set_timeout(tc, 120);
 	ADD_TEST(tc, revoke_in_signal_handler_during_grace_period_is_refused);
 	ADD_TEST(tc, revoke_async_in_signal_handler_during_grace_period_is_refused);
+	ADD_TEST(tc, revoke_wait_in_signal_handler_during_grace_period_is_refused);
+	ADD_TEST(tc, batch_in_signal_handler_during_grace_period_is_refused);
+	ADD_TEST(tc, barrier_in_signal_handler_during_grace_period_is_refused);
+	ADD_TEST(tc, domain_free_in_signal_handler_during_grace_period_is_refused);
 	ADD_TEST(tc, revoke_async_in_signal_handler_never_deadlocks);
 	ADD_TEST(tc, library_without_threads_interposed);
 	ADD_TEST(tc, library_without_threads_rlimit_nproc);

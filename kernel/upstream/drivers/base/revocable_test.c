@@ -10,6 +10,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/debug_locks.h>
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/jiffies.h>
@@ -424,6 +425,18 @@ static void revocable_test_i6_access_writes_nothing_shared(struct kunit *test)
 	revocable_provider_revoke(&rp);
 }
 
+/*
+ * A wait inside an access of its own domain is found by lockdep in the
+ * kernel (CONFIG_DEBUG_LOCK_ALLOC, while debug_locks is on), always in
+ * userspace.  Without it the call would wait for itself: the cases that
+ * make such a call skip.
+ */
+static void skip_unless_inside_access_found(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) || !READ_ONCE(debug_locks))
+		kunit_skip(test, "finding a wait inside an access needs lockdep");
+}
+
 /* I7: revoke inside an access of the same domain is an error. */
 static void revocable_test_i7_revoke_inside_access(struct kunit *test)
 {
@@ -431,6 +444,8 @@ static void revocable_test_i7_revoke_inside_access(struct kunit *test)
 	struct revocable_provider *ref;
 	struct revocable acc;
 	int ret;
+
+	skip_unless_inside_access_found(test);
 
 	rp = revocable_provider_alloc(TEST_RES);
 	ref = revocable_provider_get_rcu(&rp);
@@ -983,6 +998,18 @@ static void misuse_leave(struct kunit *test, struct misuse_held *h)
 			revocable_domain_barrier(revocable_default_domain()), 0);
 }
 
+MISUSE(domain_alloc, null)
+{
+	struct revocable_domain *dom = revocable_domain_alloc(NULL);
+	struct revocable_provider __rcu *rp;
+
+	/* No name: the domain is called "unnamed" and works. */
+	KUNIT_ASSERT_NOT_NULL(test, dom);
+	rp = revocable_provider_alloc_in(dom, TEST_RES);
+	KUNIT_EXPECT_EQ(test, revocable_revoke(&rp), 1);
+	KUNIT_EXPECT_EQ(test, revocable_domain_free(dom), 0);
+}
+
 MISUSE(domain_free, null)
 {
 	KUNIT_EXPECT_EQ(test, revocable_domain_free(NULL), 0);
@@ -1009,11 +1036,13 @@ MISUSE(domain_free, out_of_order)
 
 MISUSE(domain_free, inside_access)
 {
-	struct revocable_domain *dom = revocable_domain_alloc("misuse");
+	struct revocable_domain *dom;
 	struct revocable_provider __rcu *rp;
 	struct revocable_provider *ref;
 	struct revocable acc;
 
+	skip_unless_inside_access_found(test);
+	dom = revocable_domain_alloc("misuse");
 	KUNIT_ASSERT_NOT_NULL(test, dom);
 	rp = revocable_provider_alloc_in(dom, TEST_RES);
 	ref = revocable_provider_get_rcu(&rp);
@@ -1034,6 +1063,7 @@ MISUSE(domain_barrier, inside_access)
 {
 	struct misuse_held h;
 
+	skip_unless_inside_access_found(test);
 	misuse_enter(test, &h);
 	KUNIT_EXPECT_EQ(test,
 			WARNS(revocable_domain_barrier(revocable_default_domain())),
@@ -1102,6 +1132,11 @@ MISUSE(provider_get_rcu, after_revoke)
 	KUNIT_EXPECT_NULL(test, revocable_provider_get_rcu(&rp));
 }
 
+MISUSE(provider_get, null)
+{
+	KUNIT_EXPECT_NULL(test, revocable_provider_get(NULL));
+}
+
 MISUSE(provider_put, null)
 {
 	revocable_provider_put(NULL);
@@ -1161,9 +1196,40 @@ MISUSE(revoke, inside_access)
 	struct misuse_held h;
 	struct revocable later;
 
+	skip_unless_inside_access_found(test);
 	misuse_enter(test, &h);
 	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke(&h.slot)), -EDEADLK);
 	/* Revoked for new accesses; the drop comes once the reader leaves. */
+	KUNIT_EXPECT_NULL(test, revocable_access(h.ref, &later));
+	revocable_withdraw_access(&later);
+	misuse_leave(test, &h);
+}
+
+MISUSE(provider_revoke, null)
+{
+	WARNS_VOID(revocable_provider_revoke(NULL));
+}
+
+MISUSE(provider_revoke, twice)
+{
+	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
+
+	revocable_provider_revoke(&rp);
+	KUNIT_EXPECT_NULL(test, unrcu_pointer(rp));
+	/* An empty slot: nothing to do, and no warning. */
+	revocable_provider_revoke(&rp);
+}
+
+MISUSE(provider_revoke, inside_access)
+{
+	struct misuse_held h;
+	struct revocable later;
+
+	skip_unless_inside_access_found(test);
+	misuse_enter(test, &h);
+	/* Revoked for new accesses; the drop comes once the reader leaves. */
+	WARNS_VOID(revocable_provider_revoke(&h.slot));
+	KUNIT_EXPECT_NULL(test, unrcu_pointer(h.slot));
 	KUNIT_EXPECT_NULL(test, revocable_access(h.ref, &later));
 	revocable_withdraw_access(&later);
 	misuse_leave(test, &h);
@@ -1239,6 +1305,7 @@ MISUSE(revoke_batch, inside_access)
 	struct revocable_provider __rcu **slots[1];
 	struct misuse_held h;
 
+	skip_unless_inside_access_found(test);
 	misuse_enter(test, &h);
 	slots[0] = &h.slot;
 	KUNIT_EXPECT_EQ(test, WARNS(revocable_revoke_batch(slots, 1)), -EDEADLK);
@@ -1328,11 +1395,14 @@ MISUSE(revoke_wait, after_async)
 
 MISUSE(revoke_wait, inside_access)
 {
-	struct revocable_provider __rcu *rp = revocable_provider_alloc(TEST_RES);
-	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
-	struct revocable_provider *begun = revocable_revoke_begin(&rp);
+	struct revocable_provider __rcu *rp;
+	struct revocable_provider *ref, *begun;
 	struct revocable acc;
 
+	skip_unless_inside_access_found(test);
+	rp = revocable_provider_alloc(TEST_RES);
+	ref = revocable_provider_get_rcu(&rp);
+	begun = revocable_revoke_begin(&rp);
 	KUNIT_ASSERT_PTR_EQ(test, begun, ref);
 	KUNIT_EXPECT_NULL(test, revocable_access(ref, &acc));
 	/* Refused with nothing done: the wait may be called again outside. */
@@ -1353,6 +1423,30 @@ MISUSE(access, null)
 MISUSE(access_unchecked, null)
 {
 	KUNIT_EXPECT_NULL(test, WARNS(revocable_access_unchecked(NULL)));
+}
+
+MISUSE(try_access_with, null)
+{
+	struct revocable_provider __rcu *none = NULL;
+	void *res;
+
+	/* No provider (an empty slot): the scope sees NULL. */
+	REVOCABLE_TRY_ACCESS_WITH(none, res);
+	KUNIT_EXPECT_NULL(test, res);
+}
+
+MISUSE(try_access_scoped, null)
+{
+	struct revocable_provider __rcu *none = NULL;
+	bool ran = false;
+	void *res;
+
+	/* The block runs once, with NULL. */
+	REVOCABLE_TRY_ACCESS_SCOPED(none, res) {
+		KUNIT_EXPECT_NULL(test, res);
+		ran = true;
+	}
+	KUNIT_EXPECT_TRUE(test, ran);
 }
 
 MISUSE(init, null)
@@ -1432,6 +1526,7 @@ MISUSE(deinit, inside_access)
 }
 
 static struct kunit_case revocable_misuse_cases[] = {
+	MISUSE_CASE(domain_alloc, null),
 	MISUSE_CASE(domain_free, null),
 	MISUSE_CASE(domain_free, default_domain),
 	MISUSE_CASE(domain_free, out_of_order),
@@ -1445,12 +1540,16 @@ static struct kunit_case revocable_misuse_cases[] = {
 	MISUSE_CASE(provider_publish, twice),
 	MISUSE_CASE(provider_get_rcu, null),
 	MISUSE_CASE(provider_get_rcu, after_revoke),
+	MISUSE_CASE(provider_get, null),
 	MISUSE_CASE(provider_put, null),
 	MISUSE_CASE(provider_put, twice),
 	MISUSE_CASE(revoke, null),
 	MISUSE_CASE(revoke, twice),
 	MISUSE_CASE(revoke, second_slot),
 	MISUSE_CASE(revoke, inside_access),
+	MISUSE_CASE(provider_revoke, null),
+	MISUSE_CASE(provider_revoke, twice),
+	MISUSE_CASE(provider_revoke, inside_access),
 	MISUSE_CASE(revoke_async, null),
 	MISUSE_CASE(revoke_async, twice),
 	MISUSE_CASE(revoke_async, second_slot),
@@ -1467,6 +1566,8 @@ static struct kunit_case revocable_misuse_cases[] = {
 	MISUSE_CASE(revoke_wait, inside_access),
 	MISUSE_CASE(access, null),
 	MISUSE_CASE(access_unchecked, null),
+	MISUSE_CASE(try_access_with, null),
+	MISUSE_CASE(try_access_scoped, null),
 	MISUSE_CASE(init, null),
 	MISUSE_CASE(try_access, twice),
 	MISUSE_CASE(try_access, after_deinit),
