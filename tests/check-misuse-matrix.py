@@ -9,8 +9,8 @@ KUnit cases as `misuse_FUNCTION__MISUSE` and userspace Check tests as
 `FILE.c:CASE`.  Fails when the matrix and the MISUSE_CASE() list of
 kernel/upstream/drivers/base/revocable_test.c differ, when a named case has
 no MISUSE() body, when a FILE.c:CASE is not a START_TEST in tests/, when
-a row gives an error code that its function's kernel-doc in lib/revocable.h
-does not name, or when a cell is missing from fuzz/fuzz_ops.c's
+a row (of the matrix or of the API contract's per-call tables) gives an
+error code that its function's kernel-doc in lib/revocable.h does not name, or when a cell is missing from fuzz/fuzz_ops.c's
 MISUSE_CELLS (fuzzed there, or not with the reason).
 """
 import os
@@ -69,6 +69,20 @@ def main():
                 print(f"matrix row {fn} gives {err}, which its kernel-doc "
                       f"does not name")
                 bad += 1
+    # The per-call tables of the API contract too: an error code a row
+    # gives must be one its function's kernel-doc names.
+    m = re.search(r"^## API contract\n(.*?)^## ", design, re.S | re.M)
+    api_rows = 0
+    for fn, cells in re.findall(r"^\| (?:⇑ )?`(revocable_\w+)\((?:[^`]*)`(.*)$",
+                                m.group(1) if m else "", re.M):
+        if fn not in docs:
+            continue	# kernel-only calls are documented in kernel/upstream
+        api_rows += 1
+        for err in sorted(set(re.findall(r"-E[A-Z]+", cells))):
+            if err not in docs[fn]:
+                print(f"API table row {fn} gives {err}, which its kernel-doc "
+                      f"does not name")
+                bad += 1
     # The fuzzer's oracle: every cell is reached by fuzz/fuzz_ops.c or
     # says there why not.
     fuzz = open(os.path.join(root, "fuzz/fuzz_ops.c")).read()
@@ -84,8 +98,8 @@ def main():
         print(f"fuzz/fuzz_ops.c's MISUSE_CELLS lists {c}, which is no cell")
         bad += 1
     print(f"misuse matrix: {len(named)} KUnit cells ({len(fuzzed)} fuzzed), "
-          f"{len(checks)} userspace tests named, {rows} rows against the "
-          f"header; {bad} problem(s)")
+          f"{len(checks)} userspace tests named, {rows} matrix rows and "
+          f"{api_rows} API table rows against the header; {bad} problem(s)")
     return 1 if bad else 0
 
 
