@@ -1326,6 +1326,16 @@ static void op_stale(struct args *o)
 	for (k = 0; k < NPROV && o->b == 3; k++)
 		if (provs[k].begun == r->rp)
 			return;	/* the owner's wait is still to come: valid */
+	/*
+	 * Nor while a worker's wait on it may not have claimed it yet (the
+	 * model lets the fuzzer's thread go on once new accesses fail, which
+	 * for a begun provider is at once): two racing waits, one finishes it
+	 * (racing_waits_finish_once in tests/test_misuse.c).
+	 */
+	for (k = 1; k < NCTX && o->b == 3; k++)
+		if (ctxs[k].busy && ctxs[k].blocked.kind == OP_WAIT &&
+		    ctxs[k].blocked.rp == r->rp)
+			return;
 	c.rp = r->rp;
 	RCU_INIT_POINTER(c.tmp, r->rp);
 	RUN(o->ctx, &c, 1);

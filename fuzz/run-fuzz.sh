@@ -12,8 +12,11 @@ fuzzer=$1
 seeds=$2
 secs=${FUZZ_SECONDS:-$3}
 
+# libFuzzer's own exit status for a crash, a timeout or a leak is 77 and
+# 70 by default, and 77 is meson's "skipped": every failure is 1 here.
+codes="-error_exitcode=1 -timeout_exitcode=1"
 if [ "$3" = 0 ]; then
-	exec "$fuzzer" "$seeds"/*
+	exec "$fuzzer" $codes "$seeds"/*
 fi
 work=$4
 mkdir -p "$work/corpus"
@@ -24,7 +27,7 @@ rc=0
 # batching): that would cost ~4 ms per input.  The target counts its own
 # resources instead, the seed run above keeps LeakSanitizer on, and the
 # unit suites run under valgrind and ASan with leak checking.
-"$fuzzer" -max_total_time="$secs" -max_len=512 -timeout=60 -detect_leaks=0 \
+"$fuzzer" $codes -max_total_time="$secs" -max_len=512 -timeout=60 -detect_leaks=0 \
 	-rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$work/" \
 	"$work/corpus" "$seeds" || rc=$?
 for f in "$work"/crash-* "$work"/timeout-* "$work"/leak-* "$work"/oom-*; do
