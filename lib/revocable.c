@@ -640,6 +640,31 @@ int revocable_revoke_async(struct revocable_provider __rcu **rpp,
 }
 EXPORT_SYMBOL_GPL(revocable_revoke_async);
 
+/*
+ * Whether revocable_would_deadlock() would refuse the domain of a provider
+ * in one of @rpps' slots; it warns, this does not.
+ */
+static bool
+revocable_batch_would_deadlock(struct revocable_provider __rcu **const rpps[],
+			       unsigned int n)
+{
+#ifdef revocable_srcu_would_deadlock
+	struct revocable_provider *rp;
+	bool ret = false;
+	unsigned int i;
+
+	rcu_read_lock();
+	for (i = 0; i < n && !ret; i++) {
+		rp = rpps[i] ? rcu_dereference(*rpps[i]) : NULL;
+		ret = rp && revocable_srcu_would_deadlock(rp->dom->ssp);
+	}
+	rcu_read_unlock();
+	return ret;
+#else
+	return false;
+#endif
+}
+
 int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 			   unsigned int n)
 {
@@ -658,7 +683,13 @@ int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 			revocable_revoke_async(rpps[i], NULL, NULL);
 		return -EDEADLK;
 	}
-	rps = kmalloc_array(2 * (size_t)n, sizeof(*rps), GFP_KERNEL);
+	/*
+	 * From a signal handler that interrupted the library in one of the
+	 * domains, nothing is allocated: one by one, the revokes refuse what
+	 * would deadlock.
+	 */
+	rps = revocable_batch_would_deadlock(rpps, n) ? NULL :
+	      kmalloc_array(2 * (size_t)n, sizeof(*rps), GFP_KERNEL);
 	if (!rps) {
 		/* Correct, only slower: one wait per provider. */
 		for (i = 0; i < n; i++) {

@@ -762,11 +762,13 @@ static struct gp_scene *gp_scene;
 static void revoke_in_handler(int sig)
 {
 	struct gp_scene *sc = gp_scene;
+	struct revocable_provider __rcu **slots[1];
 	unsigned long w = compat_warn_count();
+	int saved_errno = errno;
 
 	if (!sc || !pthread_equal(pthread_self(), sc->a.thread.tid))
 		return;
-	struct revocable_provider __rcu **slots[1] = { &sc->victim };
+	slots[0] = &sc->victim;
 
 	switch (sc->op) {
 	case GP_REVOKE:
@@ -791,6 +793,7 @@ static void revoke_in_handler(int sig)
 	}
 	sc->handler_warns = compat_warn_count() - w;
 	__atomic_store_n(&sc->handler_done, 1, __ATOMIC_RELEASE);
+	errno = saved_errno;
 }
 
 static void revoke_from_handler_during_grace_period(enum gp_op op)
