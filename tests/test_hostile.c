@@ -91,17 +91,6 @@ static __maybe_unused void log_end(void)
 	log_buf = NULL;
 }
 
-/* A revoke of @slot that must return within @ms, on another thread. */
-static int revoke_bounded(struct revocable_provider __rcu **slot,
-			  unsigned int ms)
-{
-	struct test_revoker r = { .slot = slot };
-
-	test_revoker_start(&r);
-	JOIN_OR_FAIL(&r.thread, ms);
-	return r.ret;
-}
-
 /*
  * In a fork() child: fail by exit status, never by Check.  child_step says
  * what the child is doing, for the watchdog and the abort report.
@@ -592,11 +581,11 @@ START_TEST(access_in_signal_handler_inside_access_loses_no_count)
 	/* No count was lost: revokes in the domain complete. */
 	revocable_deinit(&handle);
 	revocable_deinit(&sig_handle);
-	ret = revoke_bounded(&rp, test_bound_ms(10000));
+	ret = test_revoke_bounded(&rp, test_bound_ms(10000));
 	ck_assert_int_eq(ret, 1);
-	ck_assert_int_eq(revoke_bounded(&sig_slot, test_bound_ms(10000)), 1);
+	ck_assert_int_eq(test_revoke_bounded(&sig_slot, test_bound_ms(10000)), 1);
 	rp = revocable_provider_alloc_in(dom, (void *)1);
-	ck_assert_int_eq(revoke_bounded(&rp, test_bound_ms(10000)), 1);
+	ck_assert_int_eq(test_revoke_bounded(&rp, test_bound_ms(10000)), 1);
 	test_res_free(res);
 	test_res_free(sig_res);
 	revocable_domain_barrier(dom);
@@ -859,7 +848,7 @@ static void revoke_from_handler_during_grace_period(enum gp_op op)
 	if (sc.begun)
 		ck_assert_int_eq(revocable_revoke_wait(sc.begun), 0);
 	if (rcu_access_pointer(sc.victim))
-		ck_assert_int_eq(revoke_bounded(&sc.victim, test_bound_ms(5000)), 1);
+		ck_assert_int_eq(test_revoke_bounded(&sc.victim, test_bound_ms(5000)), 1);
 	ck_assert_ptr_null(revocable_access(sc.victim, &acc));
 	revocable_withdraw_access(&acc);
 	revocable_provider_put(ref);
@@ -1423,7 +1412,7 @@ START_TEST(domain_waits_inside_an_access_are_refused)
 	/* Outside the access both work, and the domain was left intact. */
 	revocable_domain_barrier(iw.dom);
 	ck_assert_int_eq(done_read(&iw.done), 1);
-	ck_assert_int_eq(revoke_bounded(&iw.held, test_bound_ms(5000)), 1);
+	ck_assert_int_eq(test_revoke_bounded(&iw.held, test_bound_ms(5000)), 1);
 	revocable_domain_barrier(iw.dom);
 	ck_assert_int_eq(revocable_domain_free(iw.dom), 0);
 }
@@ -1475,7 +1464,7 @@ START_TEST(slow_report_names_the_domain)
 	ck_assert_int_eq(revocable_domain_set_slow(dom, 50, NULL, NULL), 0);
 	log_capture();
 	test_reader_start(&reader, ref, test_bound_ms(400), "holder");
-	ck_assert_int_eq(revoke_bounded(&rp, test_bound_ms(5000)), 1);
+	ck_assert_int_eq(test_revoke_bounded(&rp, test_bound_ms(5000)), 1);
 	JOIN_OR_FAIL(&reader.thread, 5000);
 	ck_assert_msg(strstr(log_text(), "hostile-report"), "report: %s",
 		      log_text());

@@ -68,17 +68,6 @@ static void free_res(void *arg)
 	test_res_free(arg);
 }
 
-/* A revoke of @slot that must return within @ms, on another thread. */
-static int revoke_bounded(struct revocable_provider __rcu **slot,
-			  unsigned int ms)
-{
-	struct test_revoker r = { .slot = slot };
-
-	test_revoker_start(&r);
-	JOIN_OR_FAIL(&r.thread, ms);
-	return r.ret;
-}
-
 /* In a fork() child: fail by exit status, never by Check. */
 #define CHILD_CHECK(cond)						\
 	do {								\
@@ -169,10 +158,10 @@ static void exit_inside_access(int how)
 	ck_assert_msg(strstr(log_text(), "(leaver) exited inside 1 access(es)"),
 		      "report: %s", log_text());
 	/* Every later revoke of the domain completes too. */
-	ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+	ck_assert_int_eq(test_revoke_bounded(&rp, 5000), 1);
 	test_res_free(res);
 	rp = revocable_provider_alloc((void *)1);
-	ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+	ck_assert_int_eq(test_revoke_bounded(&rp, 5000), 1);
 	log_end();
 }
 
@@ -231,7 +220,7 @@ START_TEST(handle_of_an_exited_thread_is_idle)
 	w = compat_warn_count();
 	revocable_deinit(rev);
 	ck_assert_uint_eq(compat_warn_count(), w);
-	ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+	ck_assert_int_eq(test_revoke_bounded(&rp, 5000), 1);
 	free(rev);
 	test_res_free(res);
 }
@@ -267,7 +256,7 @@ START_TEST(thread_churn_with_open_accesses)
 			ck_assert_int_eq(pthread_create(&t[i], NULL, churn_one, ref), 0);
 		for (i = 0; i < 8; i++)
 			pthread_join(t[i], NULL);
-		ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+		ck_assert_int_eq(test_revoke_bounded(&rp, 5000), 1);
 		revocable_provider_put(ref);
 	}
 }
@@ -356,7 +345,7 @@ static void cancel_inside_access(int form)
 		revocable_withdraw_access(&rev);
 		revocable_deinit(&rev);
 	}
-	ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+	ck_assert_int_eq(test_revoke_bounded(&rp, 5000), 1);
 	test_res_free(res);
 	close(fds[0]);
 	close(fds[1]);
@@ -483,7 +472,7 @@ START_TEST(fork_after_workers_started)
 	asan_settle_service_threads();
 	ck_assert_int_eq(in_child(exercise_and_fork_again, NULL, 15000), 0);
 	/* The parent is untouched. */
-	ck_assert_int_eq(revoke_bounded(&b, 5000), 1);
+	ck_assert_int_eq(test_revoke_bounded(&b, 5000), 1);
 	ck_assert_int_eq(exercise(NULL), 0);
 }
 END_TEST
@@ -709,7 +698,7 @@ START_TEST(slow_report_names_threads_inside)
 	ck_assert_int_eq(revocable_domain_set_slow(dom, 50, NULL, NULL), 0);
 	log_capture();
 	test_reader_start(&reader, ref, test_bound_ms(400), "holder");
-	ck_assert_int_eq(revoke_bounded(&rp, 5000), 1);
+	ck_assert_int_eq(test_revoke_bounded(&rp, 5000), 1);
 	JOIN_OR_FAIL(&reader.thread, 5000);
 	ck_assert_msg(strstr(log_text(), "has waited"), "%s", log_text());
 	ck_assert_msg(strstr(log_text(), "(holder): 1 access(es) in SRCU "),

@@ -101,6 +101,16 @@ void test_revoker_start(struct test_revoker *r)
 	test_thread_start(&r->thread, test_revoker_fn, r);
 }
 
+int test_revoke_bounded(struct revocable_provider __rcu **slot,
+			unsigned int ms)
+{
+	struct test_revoker r = { .slot = slot };
+
+	test_revoker_start(&r);
+	JOIN_OR_FAIL(&r.thread, ms);
+	return r.ret;
+}
+
 struct test_res *test_res_new(void)
 {
 	struct test_res *r = malloc(sizeof(*r));

@@ -116,6 +116,9 @@ struct test_revoker {
 };
 
 void test_revoker_start(struct test_revoker *r);
+/* revocable_revoke(@slot) on a thread; fails the test if it takes @ms. */
+int test_revoke_bounded(struct revocable_provider __rcu **slot,
+			unsigned int ms);
 
 /* Each suite file defines this; testutil.c has main(). */
 Suite *test_suite(void);
