@@ -31,7 +31,6 @@
 
 #include <linux/atomic.h>
 #include <linux/bug.h>
-#include <linux/completion.h>
 #include <linux/container_of.h>
 #include <linux/debug_locks.h>
 #include <linux/err.h>
@@ -39,7 +38,6 @@
 #include <linux/error-injection.h>
 #include <linux/export.h>
 #include <linux/irqflags.h>
-#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/kref.h>
 #include <linux/preempt.h>
@@ -421,16 +419,6 @@ EXPORT_SYMBOL_GPL(revocable_provider_put);
 
 /* ----- revoke ------------------------------------------------------------ */
 
-struct revocable_waiter {
-	struct rcu_head rcu;
-	struct completion done;
-};
-
-static void revocable_waiter_wake(struct rcu_head *head)
-{
-	complete(&container_of(head, struct revocable_waiter, rcu)->done);
-}
-
 static void revocable_report_slow(struct revocable_domain *dom,
 				  unsigned int waited_ms, bool first)
 {
@@ -447,7 +435,6 @@ static void revocable_report_slow(struct revocable_domain *dom,
 		debug_show_all_locks();
 }
 
-#ifdef revocable_srcu_synchronize_report
 struct revocable_slow_ctx {
 	struct revocable_domain *dom;
 	bool first;
@@ -460,48 +447,26 @@ static void revocable_slow_cb(void *arg, unsigned int waited_ms)
 	revocable_report_slow(ctx->dom, waited_ms, ctx->first);
 	ctx->first = false;
 }
-#endif
 
 /*
  * Wait until every access of @dom that began before the call has ended.
- * With the slow-revoke report on, the wait must be able to report while it
- * lasts: where the read side offers a synchronous grace period that
- * reports (the kernel's revocable_srcu, userspace's SRCU), the wait is
- * that, in this context, and costs what a grace period costs; a read side
- * without one gets a callback and a timed wait for it.
+ * With the slow-revoke report on, the read side's synchronous grace period
+ * reports while it lasts (the kernel's revocable_srcu and userspace's SRCU
+ * both have one): the wait runs in this context and costs what a grace
+ * period costs.
  */
 static void revocable_wait_readers(struct revocable_domain *dom)
 {
 	unsigned int slow_ms = READ_ONCE(dom->slow_ms);
-	struct revocable_waiter w;
-	unsigned long start;
-	bool first = true;
+	struct revocable_slow_ctx ctx = { .dom = dom, .first = true };
 
 	might_sleep();
 	if (!slow_ms) {
 		revocable_srcu_synchronize(dom->ssp);
 		return;
 	}
-#ifdef revocable_srcu_synchronize_report
-	{
-		struct revocable_slow_ctx ctx = { .dom = dom, .first = true };
-
-		revocable_srcu_synchronize_report(dom->ssp, slow_ms,
-						  revocable_slow_cb, &ctx);
-		return;
-	}
-#endif
-	init_rcu_head_on_stack(&w.rcu);
-	init_completion(&w.done);
-	start = jiffies;
-	revocable_srcu_call(dom->ssp, &w.rcu, revocable_waiter_wake);
-	while (!wait_for_completion_timeout(&w.done,
-					    msecs_to_jiffies(slow_ms))) {
-		revocable_report_slow(dom, jiffies_to_msecs(jiffies - start),
-				      first);
-		first = false;
-	}
-	destroy_rcu_head_on_stack(&w.rcu);
+	revocable_srcu_synchronize_report(dom->ssp, slow_ms, revocable_slow_cb,
+					  &ctx);
 }
 
 /*
