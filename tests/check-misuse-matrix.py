@@ -55,34 +55,33 @@ def main():
     header = open(os.path.join(root, "lib/revocable.h")).read()
     docs = dict(re.findall(r"^/\*\*\n \* (\w+)\(\) - (.*?)^ \*/", header,
                            re.S | re.M))
-    rows = 0
-    for row in re.findall(r"^\| `(revocable_\w+|REVOCABLE_\w+)` \|(.*)$", matrix,
-                          re.M):
-        fn, cells = row
-        if fn not in docs:
-            print(f"matrix row {fn} has no kernel-doc in lib/revocable.h")
-            bad += 1
-            continue
-        rows += 1
-        for err in sorted(set(re.findall(r"-E[A-Z]+", cells))):
-            if err not in docs[fn]:
-                print(f"matrix row {fn} gives {err}, which its kernel-doc "
-                      f"does not name")
-                bad += 1
-    # The per-call tables of the API contract too: an error code a row
-    # gives must be one its function's kernel-doc names.
+    # A row's error codes must be ones its function's kernel-doc names: the
+    # matrix's rows, and the per-call tables of the API contract (kernel-only
+    # calls there are documented in kernel/upstream).
     m = re.search(r"^## API contract\n(.*?)^## ", design, re.S | re.M)
-    api_rows = 0
-    for fn, cells in re.findall(r"^\| (?:⇑ )?`(revocable_\w+)\((?:[^`]*)`(.*)$",
-                                m.group(1) if m else "", re.M):
-        if fn not in docs:
-            continue	# kernel-only calls are documented in kernel/upstream
-        api_rows += 1
-        for err in sorted(set(re.findall(r"-E[A-Z]+", cells))):
-            if err not in docs[fn]:
-                print(f"API table row {fn} gives {err}, which its kernel-doc "
-                      f"does not name")
-                bad += 1
+    tables = [
+        ("matrix row", matrix, True,
+         r"^\| `(revocable_\w+|REVOCABLE_\w+)` \|(.*)$"),
+        ("API table row", m.group(1) if m else "", False,
+         r"^\| (?:⇑ )?`(revocable_\w+)\((?:[^`]*)`(.*)$"),
+    ]
+    counts = []
+    for what, text, needs_doc, rx in tables:
+        n = 0
+        for fn, cells in re.findall(rx, text, re.M):
+            if fn not in docs:
+                if needs_doc:
+                    print(f"{what} {fn} has no kernel-doc in lib/revocable.h")
+                    bad += 1
+                continue
+            n += 1
+            for err in sorted(set(re.findall(r"-E[A-Z]+", cells))):
+                if err not in docs[fn]:
+                    print(f"{what} {fn} gives {err}, which its kernel-doc "
+                          f"does not name")
+                    bad += 1
+        counts.append(n)
+    rows, api_rows = counts
     # The fuzzer's oracle: every cell is reached by fuzz/fuzz_ops.c or
     # says there why not.
     fuzz = open(os.path.join(root, "fuzz/fuzz_ops.c")).read()
