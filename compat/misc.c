@@ -22,7 +22,6 @@
 #include <linux/printk.h>
 #include <linux/slab.h>
 
-#include "compat_internal.h"
 
 int debug_locks = 1;
 FILE *compat_log;
@@ -130,32 +129,6 @@ void *compat_kmalloc(size_t size, gfp_t flags)
 	if (flags & __GFP_ZERO)
 		return calloc(1, size ? size : 1);
 	return malloc(size ? size : 1);
-}
-
-unsigned long compat_thread_fail_countdown;
-
-/*
- * Start one of the library's service threads (the callback workers) with
- * every signal blocked: a program's signal handler then never runs on it,
- * and never interrupts it while it holds one of the library's locks.
- * compat_thread_fail_countdown makes the Nth start from now fail as
- * pthread_create() does without resources.  Returns 0 or an errno value.
- */
-int compat_service_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
-{
-	unsigned long left = __atomic_load_n(&compat_thread_fail_countdown,
-					     __ATOMIC_RELAXED);
-	sigset_t all, old;
-	int err;
-
-	if (left && __atomic_sub_fetch(&compat_thread_fail_countdown, 1,
-				       __ATOMIC_RELAXED) == 0)
-		return EAGAIN;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(thread, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return err;
 }
 
 unsigned long compat_jiffies(void)

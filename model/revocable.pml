@@ -4,7 +4,7 @@
  * spin (model/check.sh, meson test --suite model).
  *
  * What is modelled is the algorithm of lib/revocable.c over the userspace
- * SRCU of compat/srcu.c: readers count srcu_read_lock()/unlock() per read
+ * SRCU of runtime/srcu.c: readers count srcu_read_lock()/unlock() per read
  * index in counters only they write; a grace period waits until the index
  * readers are not using is drained, flips the index, and waits until the
  * old one is drained, reading the unlock sum before the lock sum, one

@@ -10,7 +10,12 @@
 set -u
 lib=$1
 baseline=$2
-headers=$3
+shift 2
+# The public header directories (lib/, runtime/include/): --headers-dir2 each.
+headers=
+for d in "$@"; do
+	headers="$headers --headers-dir2 $d"
+done
 command -v abidiff >/dev/null || { echo "abidiff missing: apt-get install abigail-tools"; exit 1; }
 want=$(sed -n 's/.*soname=.\([^"'\'']*\).*/\1/p' "$baseline" | head -n 1)
 have=$(objdump -p "$lib" | awk '$1 == "SONAME" { print $2 }')
@@ -18,9 +23,9 @@ if [ "$want" != "$have" ]; then
 	echo "SONAME $have, baseline $want: update the baseline with the SONAME (tools/abi-update.sh)"
 	exit 1
 fi
-abidiff --headers-dir2 "$headers" --no-added-syms "$baseline" "$lib"
+abidiff $headers --no-added-syms "$baseline" "$lib"
 rc=$?
-abidiff --headers-dir2 "$headers" "$baseline" "$lib" | grep -iE 'added|functions changes summary' || true
+abidiff $headers "$baseline" "$lib" | grep -iE 'added|functions changes summary' || true
 if [ $((rc & 12)) != 0 ]; then
 	echo "ABI change against $baseline (abidiff status $rc): see above"
 	exit 1

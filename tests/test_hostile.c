@@ -50,7 +50,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <linux/compat_thread.h>
+#include <runtime/thread.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>

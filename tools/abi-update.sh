@@ -11,7 +11,7 @@ set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$repo/build}
 lib=$(ls "$build"/lib/librevocable.so.1.*.* | head -n 1)
-abidw --headers-dir "$repo/lib" --no-corpus-path --out-file "$repo/abi/librevocable.so.1.abi" "$lib"
+abidw --headers-dir "$repo/lib" --headers-dir "$repo/runtime/include" --no-corpus-path --out-file "$repo/abi/librevocable.so.1.abi" "$lib"
 # The licence tag, as an XML comment after the corpus (abidiff reads the
 # file's type from its first bytes).
 echo '<!-- SPDX-License-Identifier: LGPL-2.1-or-later -->' >> "$repo/abi/librevocable.so.1.abi"

@@ -7,7 +7,7 @@
 #ifndef _COMPAT_LINUX_ATOMIC_H
 #define _COMPAT_LINUX_ATOMIC_H
 
-#include <linux/compat_annotate.h>
+#include <runtime/annotate.h>
 #include <linux/compiler.h>
 #include <linux/types.h>
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <linux/compat_tsan.h>
+#include <runtime/tsan.h>
 
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)

@@ -5,7 +5,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bug.h>
-#include <linux/compat_annotate.h>
+#include <runtime/annotate.h>
 
 /* An int, as the kernel's refcount_t: a provider fits in 64 bytes. */
 struct kref {
@@ -43,7 +43,7 @@ static inline void kref_get(struct kref *kref)
 
 /*
  * As refcount_dec_and_test(): what each holder did before its put happens
- * before the release, which race detectors are told (compat_annotate.h).
+ * before the release, which race detectors are told (<runtime/annotate.h>).
  */
 static inline int kref_put(struct kref *kref,
 			   void (*release)(struct kref *kref))

@@ -8,7 +8,7 @@
 #ifndef _COMPAT_LINUX_PREEMPT_H
 #define _COMPAT_LINUX_PREEMPT_H
 
-#include <linux/compat_thread.h>
+#include <runtime/thread.h>
 
 #define in_interrupt()	(compat_thread_self()->in_callback != 0)
 #define in_task()	(!in_interrupt())

@@ -2,15 +2,15 @@
 /*
  * Userspace stand-in for <linux/rcupdate.h>.  The read side and grace
  * periods are liburcu's bp flavour, which registers threads on first use;
- * callbacks run on a worker thread of compat/rcu.c's own.
+ * callbacks run on a worker thread of runtime/rcu.c's own.
  */
 #ifndef _COMPAT_LINUX_RCUPDATE_H
 #define _COMPAT_LINUX_RCUPDATE_H
 
 #include <linux/atomic.h>
 #include <linux/cleanup.h>
-#include <linux/compat_annotate.h>
-#include <linux/compat_thread.h>
+#include <runtime/annotate.h>
+#include <runtime/thread.h>
 #include <linux/compiler.h>
 #include <linux/container_of.h>
 #include <linux/types.h>

@@ -8,7 +8,7 @@
 #ifndef _COMPAT_LINUX_SCHED_H
 #define _COMPAT_LINUX_SCHED_H
 
-#include <linux/compat_thread.h>
+#include <runtime/thread.h>
 
 struct task_struct;
 

@@ -16,7 +16,7 @@
 #define _COMPAT_LINUX_SRCU_H
 
 #include <pthread.h>
-#include <linux/compat_thread.h>
+#include <runtime/thread.h>
 #include <linux/rcupdate.h>
 #include <revocable/reader.h>
 

@@ -37,13 +37,13 @@
 #include <time.h>
 
 #include <linux/bug.h>
-#include <linux/compat_annotate.h>
+#include <runtime/annotate.h>
 #include <linux/errno.h>
 #include <linux/printk.h>
 #include <linux/debug_locks.h>
 #include <linux/srcu.h>
 
-#include "compat_internal.h"
+#include "runtime.h"
 
 /*
  * Domain ids.  The table names the domain of each id below the limit;
@@ -52,8 +52,8 @@
  * slots for the new ids (compat_slots_reserve()), so that a read lock
  * never allocates.  Registry lock.
  */
-struct srcu_struct **compat_srcu_domains;
-unsigned int compat_srcu_id_limit = COMPAT_SRCU_FIRST_SLOTS;
+static struct srcu_struct **compat_srcu_domains;
+static unsigned int compat_srcu_id_limit = COMPAT_SRCU_FIRST_SLOTS;
 static unsigned int srcu_ids_used;	/* ids below it were handed out once */
 static unsigned int *srcu_free_ids;	/* room for compat_srcu_id_limit */
 static unsigned int srcu_nr_free;
@@ -737,7 +737,7 @@ void debug_show_all_locks(void)
 			"revocable: an access ends only at its withdraw (or its thread's exit): a thread that left one by siglongjmp(), a fiber switch or a cancellation that did not unwind holds it until it exits\n");
 }
 
-/* ----- fork (called by thread.c's handlers) ------------------------------ */
+/* ----- fork (steps run by thread.c's handlers) ---------------------------- */
 
 /* A callback that forks is inside the gate itself, and goes on in both. */
 static unsigned int cb_gate_own(void)
@@ -747,7 +747,7 @@ static unsigned int cb_gate_own(void)
 	return self && self->in_callback ? 1 : 0;
 }
 
-void compat_srcu_fork_prepare_callbacks(void)
+static void srcu_fork_prepare(void)
 {
 	pthread_mutex_lock(&cb_gate_lock);
 	cb_gate_shut = true;
@@ -757,7 +757,7 @@ void compat_srcu_fork_prepare_callbacks(void)
 }
 
 /* Registry lock held: the set of domains cannot change. */
-void compat_srcu_fork_prepare_locks(void)
+static void srcu_fork_prepare_locked(void)
 {
 	int id;
 
@@ -766,7 +766,7 @@ void compat_srcu_fork_prepare_locks(void)
 			pthread_mutex_lock(&compat_srcu_domains[id]->cb_lock);
 }
 
-void compat_srcu_fork_parent(void)
+static void srcu_fork_parent_locked(void)
 {
 	int id;
 
@@ -775,7 +775,7 @@ void compat_srcu_fork_parent(void)
 			pthread_mutex_unlock(&compat_srcu_domains[id]->cb_lock);
 }
 
-void compat_srcu_fork_parent_callbacks(void)
+static void srcu_fork_parent(void)
 {
 	pthread_mutex_lock(&cb_gate_lock);
 	cb_gate_shut = false;
@@ -847,12 +847,12 @@ static bool srcu_list_forget(struct rcu_head **pp, struct rcu_head *head,
 }
 
 /*
- * Called before compat_srcu_fork_child(), for a head that lived on the
+ * Called before srcu_fork_child(), for a head that lived on the
  * stack of a thread the child did not get: that stack is free memory here
  * (glibc gives it to the next thread the child creates), and the thread
  * that waited for the callback is gone.  Counted as done for barriers.
  */
-void compat_srcu_fork_forget(void *head)
+static void srcu_fork_forget(void *head)
 {
 	struct srcu_struct *ssp;
 	int id;
@@ -869,7 +869,7 @@ void compat_srcu_fork_forget(void *head)
 	}
 }
 
-void compat_srcu_fork_child(void)
+static void srcu_fork_child(void)
 {
 	int id;
 
@@ -880,4 +880,19 @@ void compat_srcu_fork_child(void)
 	pthread_cond_init(&cb_gate_cond, NULL);
 	cb_gate_running = cb_gate_own();
 	cb_gate_shut = false;
+}
+
+static const struct compat_fork_ops srcu_fork_ops = {
+	.rank		= COMPAT_FORK_RANK_SRCU,
+	.prepare	= srcu_fork_prepare,
+	.prepare_locked	= srcu_fork_prepare_locked,
+	.parent_locked	= srcu_fork_parent_locked,
+	.parent		= srcu_fork_parent,
+	.forget		= srcu_fork_forget,
+	.child		= srcu_fork_child,
+};
+
+static void __attribute__((__constructor__)) srcu_fork_init(void)
+{
+	compat_fork_register(&srcu_fork_ops);
 }

@@ -19,7 +19,7 @@
  * Only the owner thread adds to its counts, each time in one instruction
  * and without a LOCK prefix (see __revocable_count_own()); a grace period
  * only loads them, from every thread, under the library's registry lock
- * (compat/srcu.c).
+ * (runtime/srcu.c).
  *
  * How many slots a thread has is not known to inline code.  The block
  * says up to which domain id the inline lock may count (@nr_inline); a
@@ -43,7 +43,7 @@
  * is switched to fences by the library, which stores @fence and
  * @nr_inline of every thread's block: inline code loads them atomically.
  * In fence mode counts are atomic additions: threads the library could
- * not register share one block (compat/thread.c).
+ * not register share one block (runtime/thread.c).
  *
  * Signals.  The read side is async-signal-safe: a signal handler may
  * enter and leave accesses (revocable_access(), revocable_try_access(),
@@ -184,7 +184,7 @@ __revocable_reader_inline void __revocable_count_shared(unsigned long *c)
  * A grace period's membarrier() runs the readers' full barriers for them,
  * so a compiler barrier is all a reader needs; without membarrier() the
  * library sets @fence and readers issue a real one.  @fence can be set by
- * another thread at any time (membarrier() lost: see compat/thread.c),
+ * another thread at any time (membarrier() lost: see runtime/thread.c),
  * hence the atomic load; it costs a plain one.
  */
 __revocable_reader_inline int

@@ -2,10 +2,10 @@
 /*
  * Race detectors: which one the process runs under, the memory they are
  * told to leave alone, and the edge of a slow-path unlock.  See
- * <linux/compat_annotate.h> and <revocable/annotate.h>.
+ * <runtime/annotate.h> and <revocable/annotate.h>.
  */
-#include <linux/compat_annotate.h>
-#include <linux/compat_tsan.h>
+#include <runtime/annotate.h>
+#include <runtime/tsan.h>
 
 #ifdef __REVOCABLE_VALGRIND
 #include <valgrind/drd.h>

@@ -1,31 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Private interfaces shared by the compat/ sources. */
-#ifndef _COMPAT_INTERNAL_H
-#define _COMPAT_INTERNAL_H
+/* Private interfaces shared by the runtime's sources (runtime/). */
+#ifndef _RUNTIME_RUNTIME_H
+#define _RUNTIME_RUNTIME_H
 
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
-#include <linux/compat_thread.h>
+#include <runtime/thread.h>
 
 struct srcu_struct;
 
 /* The registry of live thread blocks. */
 extern struct compat_thread *compat_threads;
-/*
- * The domain of each id, for naming them in reports: compat_srcu_id_limit
- * entries, NULL where no live domain has the id.  Every thread has slots
- * (or a spare array) for every id below the limit (compat_slots_reserve()).
- * Registry lock.
- */
-extern struct srcu_struct **compat_srcu_domains;
-extern unsigned int compat_srcu_id_limit;
 
 /*
  * Give every registered thread slots for ids below @nr (registry lock
  * held); 0 or -ENOMEM.
  */
 int compat_slots_reserve(unsigned int nr);
+/* The @nr of the largest compat_slots_reserve() that succeeded. */
+extern unsigned int compat_slots_limit;
 
 /*
  * The library's locks, taken so that a signal handler of the holder that
@@ -71,7 +65,7 @@ int compat_service_thread(pthread_t *thread, void *(*fn)(void *), void *arg);
 /* A full barrier on behalf of every running thread of the process. */
 void compat_mb_all_threads(void);
 
-/* The RCU shims (compat/rcu.c), declared here for both namespaces. */
+/* RCU over liburcu-bp (rcu.c), declared here for both namespaces. */
 struct rcu_head;
 void compat_rcu_read_lock(void);
 void compat_rcu_read_unlock(void);
@@ -80,17 +74,27 @@ void compat_call_rcu(struct rcu_head *head,
 		     void (*func)(struct rcu_head *head));
 void compat_rcu_barrier(void);
 
-/* fork() hooks, called in this order by thread.c's handlers. */
-void compat_srcu_fork_prepare_callbacks(void);
-void compat_rcu_fork_prepare(void);
-void compat_srcu_fork_prepare_locks(void);
-void compat_srcu_fork_parent(void);
-void compat_rcu_fork_parent(void);
-void compat_srcu_fork_parent_callbacks(void);
-void compat_srcu_fork_child(void);
-/* In the child: drop a callback whose head was on a thread not copied. */
-void compat_srcu_fork_forget(void *head);
-void compat_rcu_fork_child(void);
+/*
+ * A layer's fork() steps, run by thread.c's handlers around its own:
+ * prepare in rank order before the registry is taken, prepare_locked with
+ * it held; parent_locked and parent in the reverse order, before and after
+ * the registry is given back; in the child, forget for each callback head
+ * a dropped thread had on its stack, then child in rank order.  Any step
+ * may be NULL.  Registered from a constructor.
+ */
+struct compat_fork_ops {
+	int rank;
+	void (*prepare)(void);
+	void (*prepare_locked)(void);
+	void (*parent_locked)(void);
+	void (*parent)(void);
+	void (*forget)(void *head);
+	void (*child)(void);
+};
+void compat_fork_register(const struct compat_fork_ops *ops);
+/* The ranks: SRCU's callbacks stop before liburcu's locks are taken. */
+#define COMPAT_FORK_RANK_SRCU	0
+#define COMPAT_FORK_RANK_RCU	1
 
 #define compat_for_each_thread(t)					\
 	for ((t) = compat_threads; (t); (t) = (t)->next)

@@ -29,13 +29,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <linux/compat_annotate.h>
-#include <linux/compat_tsan.h>
+#include <runtime/annotate.h>
+#include <runtime/tsan.h>
 #include <urcu/urcu-bp.h>
 
 #include <linux/bug.h>
 
-#include "compat_internal.h"
+#include "runtime.h"
 
 /*
  * ThreadSanitizer cannot see inside liburcu, so it would take every
@@ -294,7 +294,7 @@ void compat_rcu_barrier(void)
  * locks, in liburcu's order.  A callback that forks already holds the run
  * lock; in the child its thread goes on as the runner it was.
  */
-void compat_rcu_fork_prepare(void)
+static void rcu_fork_prepare(void)
 {
 	if (!rcu_runner_is_me())
 		pthread_mutex_lock(&rcu_run_lock);
@@ -302,7 +302,7 @@ void compat_rcu_fork_prepare(void)
 	urcu_bp_before_fork();
 }
 
-void compat_rcu_fork_parent(void)
+static void rcu_fork_parent(void)
 {
 	urcu_bp_after_fork_parent();
 	pthread_mutex_unlock(&rcu_cb_lock);
@@ -315,7 +315,7 @@ void compat_rcu_fork_parent(void)
  * again by the next call_rcu(); what was queued stays queued.  Barrier
  * waiters were other threads.
  */
-void compat_rcu_fork_child(void)
+static void rcu_fork_child(void)
 {
 	bool runner = rcu_runner_is_me();
 
@@ -328,4 +328,16 @@ void compat_rcu_fork_child(void)
 	pthread_mutex_unlock(&rcu_cb_lock);
 	if (!runner)
 		pthread_mutex_unlock(&rcu_run_lock);
+}
+
+static const struct compat_fork_ops rcu_fork_ops = {
+	.rank		= COMPAT_FORK_RANK_RCU,
+	.prepare	= rcu_fork_prepare,
+	.parent		= rcu_fork_parent,
+	.child		= rcu_fork_child,
+};
+
+static void __attribute__((__constructor__)) rcu_fork_init(void)
+{
+	compat_fork_register(&rcu_fork_ops);
 }

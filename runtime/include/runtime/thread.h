@@ -17,8 +17,8 @@
  * reported and its sections are released; a fork() child keeps only the
  * forking thread (see thread.c).
  */
-#ifndef _COMPAT_LINUX_COMPAT_THREAD_H
-#define _COMPAT_LINUX_COMPAT_THREAD_H
+#ifndef _RUNTIME_THREAD_H
+#define _RUNTIME_THREAD_H
 
 #include <signal.h>
 #include <linux/compiler.h>

@@ -3,7 +3,7 @@
  * Userspace stand-in for <kunit/test.h>: enough of KUnit to build a
  * kernel test file unchanged over the compat layer and run it as a
  * program, the way tools/testing/radix-tree runs the kernel's xarray
- * tests.  compat/kunit.c runs every suite that kunit_test_suite()
+ * tests.  tests/kunit/shim.c runs every suite that kunit_test_suite()
  * registered and prints KTAP as the kernel does.
  *
  * As in the kernel, each case runs in a thread of its own: a failed
@@ -45,7 +45,7 @@ struct compat_kunit_action;
  * @status: KUNIT_SUCCESS until a check fails or the case skips
  * @status_comment: the reason given to kunit_skip()
  *
- * The remaining members belong to compat/kunit.c.
+ * The remaining members belong to tests/kunit/shim.c.
  */
 struct kunit {
 	void *priv;

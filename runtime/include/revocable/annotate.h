@@ -6,7 +6,7 @@
  * helgrind, DRD and ThreadSanitizer see mutexes and threads, but not what
  * the read side orders through per-thread counters, membarrier() and
  * fences.  The library tells them at each of its happens-before edges
- * (compat/include/linux/compat_annotate.h): where an edge begins (a
+ * (runtime/include/runtime/annotate.h): where an edge begins (a
  * reader's unlock) and where it ends (the grace period that saw that
  * unlock).  For valgrind's tools an edge is helgrind's and DRD's
  * ANNOTATE_HAPPENS_BEFORE/AFTER client request (the two tools share its
@@ -80,7 +80,7 @@ extern "C" {
 #ifdef __REVOCABLE_LIBRARY
 /*
  * The library's own read side (and its tests'): the edge for valgrind and
- * TSan alike, made by compat/annotate.c.  On x86-64 it is called through a
+ * TSan alike, made by runtime/annotate.c.  On x86-64 it is called through a
  * thunk that keeps every general register, as the kernel calls
  * preempt_schedule_thunk, so that the functions the unlock is inlined in
  * (revocable_withdraw_access()) keep the registers of their fast path.

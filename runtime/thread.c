@@ -25,14 +25,15 @@
  * The library's own locks are taken with compat_lock(), which records
  * them in the holder's block, so that a handler that interrupted the
  * library can tell that a wait would be on itself
- * (compat_srcu_would_deadlock()).
+ * (srcu.c's compat_srcu_would_deadlock()).
  *
  * membarrier() lost.  A seccomp filter installed after start-up can make
  * membarrier() fail.  The first grace period that sees it fail switches
  * the process to fences for good and runs a heavy barrier that needs no
  * membarrier() in its place: see compat_mb_lost().
  *
- * fork() copies only the calling thread.  The handlers registered here
+ * fork() copies only the calling thread.  The handlers registered here,
+ * with the steps the layers above register (compat_fork_register()),
  * bring every lock the child needs across in a known state (or make it
  * anew), drop the blocks of the threads that were not copied (with their
  * read-side sections), requeue SRCU callbacks whose worker is gone, and
@@ -55,11 +56,11 @@
 #include <unistd.h>
 
 #include <linux/bug.h>
-#include <linux/compat_annotate.h>
+#include <runtime/annotate.h>
 #include <linux/printk.h>
 #include <linux/srcu.h>
 
-#include "compat_internal.h"
+#include "runtime.h"
 
 /* The calling thread's block: see <revocable/reader.h>. */
 __thread struct __revocable_reader *__revocable_self
@@ -341,6 +342,8 @@ static unsigned int thread_reach(const struct compat_thread *t)
  * if an array cannot be had, and then the caller hands out no id that
  * needs it (the spares made so far are kept for later).
  */
+unsigned int compat_slots_limit = COMPAT_SRCU_FIRST_SLOTS;
+
 int compat_slots_reserve(unsigned int nr)
 {
 	struct compat_thread *t, *sh = &compat_shared_thread;
@@ -364,6 +367,8 @@ int compat_slots_reserve(unsigned int nr)
 		old = __atomic_exchange_n(&t->spare, a, __ATOMIC_ACQ_REL);
 		slots_unmap(old);
 	}
+	if (nr > compat_slots_limit)
+		compat_slots_limit = nr;
 	return 0;
 }
 
@@ -380,7 +385,7 @@ bool compat_thread_count(const struct compat_thread *t, int id,
 	lock[0] = lock[1] = unlock[0] = unlock[1] = 0;
 	if (id < 0)
 		return false;
-	/* One list for both passes: see compat/srcu.c. */
+	/* One list for both passes: see runtime/srcu.c. */
 	head = __atomic_load_n(&t->arrays, __ATOMIC_ACQUIRE);
 	for (pass = 0; pass < 2; pass++) {
 		unsigned long *sum = pass ? lock : unlock;
@@ -633,8 +638,8 @@ struct __revocable_reader *__revocable_register(void)
 		why = "no thread-specific key left";
 	else if (!(t = block_alloc()))
 		why = "no memory for its block";
-	else if (compat_srcu_id_limit > COMPAT_SRCU_FIRST_SLOTS &&
-		 !(spare = spare_get(compat_srcu_id_limit)))
+	else if (compat_slots_limit > COMPAT_SRCU_FIRST_SLOTS &&
+		 !(spare = spare_get(compat_slots_limit)))
 		why = "no memory for its slots";
 	if (why) {
 		if (t)
@@ -1092,7 +1097,7 @@ static bool mb_heavy_barrier(void)
  * - everything it did before P (counts, section reads) is complete and
  *   visible before the barrier returns: a lock counted before P is seen
  *   by every later scan (the barrier is the membarrier() (1) of
- *   compat/srcu.c that failed), and a section that ended before P is
+ *   runtime/srcu.c that failed), and a section that ended before P is
  *   ordered before the caller's free (the membarrier() (2) that failed);
  * - everything it does after P sees @fence = 1 and @nr_inline = 0: its
  *   locks go out of line and fence, and its unlocks fence, exactly as in
@@ -1159,43 +1164,119 @@ void compat_mb_all_threads(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-/* ----- fork -------------------------------------------------------------- */
+/* ----- service threads ------------------------------------------------ */
+
+unsigned long compat_thread_fail_countdown;
+
+/*
+ * Start one of the library's service threads (the callback workers) with
+ * every signal blocked: a program's signal handler then never runs on it,
+ * and never interrupts it while it holds one of the library's locks.
+ * compat_thread_fail_countdown makes the Nth start from now fail as
+ * pthread_create() does without resources.  Returns 0 or an errno value.
+ */
+int compat_service_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	unsigned long left = __atomic_load_n(&compat_thread_fail_countdown,
+					     __ATOMIC_RELAXED);
+	sigset_t all, old;
+	int err;
+
+	if (left && __atomic_sub_fetch(&compat_thread_fail_countdown, 1,
+				       __ATOMIC_RELAXED) == 0)
+		return EAGAIN;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(thread, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
+/* ----- fork --------------------------------------------------------------- */
+
+/*
+ * The layers above (srcu.c, rcu.c) register their steps here; the
+ * registry runs them around its own in rank order, so it need not know
+ * them.  Lock order, here as everywhere: SRCU callbacks (not running),
+ * liburcu's, the membarrier switch, the registry, then each domain's
+ * callback lock.  None of these is held for long: a grace period in
+ * progress holds only its domain's gp_lock, which is not taken here (the
+ * child makes it anew).  Signals stay blocked from prepare to the parent's
+ * or child's handler, so that no handler of the forking thread finds the
+ * library's locks taken by it.
+ */
+#define FORK_OPS_MAX 4
+static const struct compat_fork_ops *fork_ops[FORK_OPS_MAX];
+static unsigned int fork_nr_ops;
 
 /* The forking thread's signal mask, blocked from prepare to parent/child. */
 static sigset_t fork_saved_mask;
 
-/*
- * Lock order, here as everywhere: SRCU callbacks (not running), liburcu's,
- * the membarrier switch, the registry, then each domain's callback lock.
- * None of these is held for long: a grace period in progress holds only
- * its domain's gp_lock, which is not taken here (the child makes it
- * anew).  Signals stay blocked from here to the parent's or child's
- * handler, so that no handler of the forking thread finds the library's
- * locks taken by it.
- */
+/* Called from constructors, before the program can fork. */
+void compat_fork_register(const struct compat_fork_ops *ops)
+{
+	unsigned int i;
+
+	if (WARN_ON_ONCE(fork_nr_ops == FORK_OPS_MAX))
+		return;
+	for (i = fork_nr_ops; i && fork_ops[i - 1]->rank > ops->rank; i--)
+		fork_ops[i] = fork_ops[i - 1];
+	fork_ops[i] = ops;
+	fork_nr_ops++;
+}
+
+/* Run step @step of every registered layer, in rank order or reversed. */
+#define fork_steps(step)						\
+	do {								\
+		for (unsigned int __i = 0; __i < fork_nr_ops; __i++)	\
+			if (fork_ops[__i]->step)			\
+				fork_ops[__i]->step();			\
+	} while (0)
+#define fork_steps_reverse(step)					\
+	do {								\
+		for (unsigned int __i = fork_nr_ops; __i--; )		\
+			if (fork_ops[__i]->step)			\
+				fork_ops[__i]->step();			\
+	} while (0)
+
 static void compat_fork_prepare(void)
 {
 	sigset_t old;
 
 	signals_block(&old);
-	compat_srcu_fork_prepare_callbacks();
-	compat_rcu_fork_prepare();
+	fork_steps(prepare);
 	pthread_mutex_lock(&mb_mutex);
 	registry_lock_raw();
 	fork_saved_mask = old;
-	compat_srcu_fork_prepare_locks();
+	fork_steps(prepare_locked);
 }
 
 static void compat_fork_parent(void)
 {
 	sigset_t old = fork_saved_mask;
 
-	compat_srcu_fork_parent();
+	fork_steps_reverse(parent_locked);
 	registry_unlock_raw();
 	pthread_mutex_unlock(&mb_mutex);
-	compat_rcu_fork_parent();
-	compat_srcu_fork_parent_callbacks();
+	fork_steps_reverse(parent);
 	signals_restore(&old);
+}
+
+/* The layers' part of a dropped thread: the callback heads on its stack. */
+static void fork_forget(const struct compat_thread *t)
+{
+	const struct compat_fork_ops *ops;
+	unsigned int i, j;
+
+	for (j = 0; j < ARRAY_SIZE(t->on_stack); j++) {
+		if (!t->on_stack[j])
+			continue;
+		for (i = 0; i < fork_nr_ops; i++) {
+			ops = fork_ops[i];
+			if (ops->forget)
+				ops->forget(t->on_stack[j]);
+		}
+	}
 }
 
 /*
@@ -1209,15 +1290,12 @@ static void compat_fork_child(void)
 {
 	struct compat_thread *t, *next, *self = compat_thread_peek();
 	sigset_t old = fork_saved_mask;
-	unsigned int i;
 
 	for (t = compat_threads; t; t = next) {
 		next = t->next;
 		if (t == self || t == &compat_shared_thread)
 			continue;
-		for (i = 0; i < ARRAY_SIZE(t->on_stack); i++)
-			if (t->on_stack[i])
-				compat_srcu_fork_forget(t->on_stack[i]);
+		fork_forget(t);
 		registry_unlink(t);
 		thread_free(t);
 	}
@@ -1238,8 +1316,7 @@ static void compat_fork_child(void)
 	/* Taken by the prepare handler, in this thread. */
 	registry_unlock_raw();
 	pthread_mutex_unlock(&mb_mutex);
-	compat_srcu_fork_child();
-	compat_rcu_fork_child();
+	fork_steps(child);
 	signals_restore(&old);
 }
 

@@ -4,8 +4,8 @@
  * kernel counterpart: KCSAN knows the kernel's primitives itself).  See
  * docs/design.md, "Race detectors".
  */
-#ifndef _COMPAT_LINUX_COMPAT_ANNOTATE_H
-#define _COMPAT_LINUX_COMPAT_ANNOTATE_H
+#ifndef _RUNTIME_ANNOTATE_H
+#define _RUNTIME_ANNOTATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
  * to nothing.  It includes nothing, so that rcu.c can read it before
  * liburcu's headers.
  */
-#ifndef _COMPAT_LINUX_COMPAT_TSAN_H
-#define _COMPAT_LINUX_COMPAT_TSAN_H
+#ifndef _RUNTIME_TSAN_H
+#define _RUNTIME_TSAN_H
 
 #if defined(__SANITIZE_THREAD__)
 #define COMPAT_TSAN 1
