@@ -7,7 +7,7 @@ usage: check-misuse-matrix.py SOURCE_ROOT
 The matrix (the section "### Misuse matrix" up to the next heading) names
 KUnit cases as `misuse_FUNCTION__MISUSE` and userspace Check tests as
 `FILE.c:CASE`.  Fails when the matrix and the MISUSE_CASE() list of
-kernel/upstream/drivers/base/revocable_test.c differ, when a named case has
+kernel/new-files/drivers/base/revocable_test.c differ, when a named case has
 no MISUSE() body, when a FILE.c:CASE is not a START_TEST in tests/, when
 a row (of the matrix or of the API contract's per-call tables) gives an
 error code that its function's kernel-doc in lib/revocable.h does not name, or when a cell is missing from fuzz/fuzz_ops.c's
@@ -27,7 +27,7 @@ def main():
         return 1
     matrix = m.group(1)
     src = open(os.path.join(root,
-                            "kernel/upstream/drivers/base/revocable_test.c")).read()
+                            "kernel/new-files/drivers/base/revocable_test.c")).read()
     listed = {f"misuse_{a}__{b}" for a, b in
               re.findall(r"^\s*MISUSE_CASE\((\w+), (\w+)\),", src, re.M)}
     bodies = {f"misuse_{a}__{b}" for a, b in
@@ -57,7 +57,7 @@ def main():
                            re.S | re.M))
     # A row's error codes must be ones its function's kernel-doc names: the
     # matrix's rows, and the per-call tables of the API contract (kernel-only
-    # calls there are documented in kernel/upstream).
+    # calls there are documented in kernel/new-files).
     m = re.search(r"^## API contract\n(.*?)^## ", design, re.S | re.M)
     tables = [
         ("matrix row", matrix, True,

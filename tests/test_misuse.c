@@ -242,7 +242,7 @@ static void waiting_from_done_callback(int op)
  * The owner's reference is dropped exactly once: two threads racing to
  * wait on one begun provider, and a put too many of a begun provider.  The
  * misuses of one call in one thread are the misuse matrix's KUnit cells
- * (kernel/upstream/drivers/base/revocable_test.c), which run here too.
+ * (kernel/new-files/drivers/base/revocable_test.c), which run here too.
  */
 /* Two threads wait on one begun provider at once: one finishes it. */
 static void *wait_begun(void *arg)

@@ -77,18 +77,18 @@ qemu:gpio)
 	new='^+		revocable_provider_put(rp);$'
 	;;
 qemu:fops | qemu-6.1:fops | qemu-media:media)
-	p=$scratch/kernel/upstream/drivers/base/revocable_fops.c
+	p=$scratch/kernel/new-files/drivers/base/revocable_fops.c
 	sed -i 's/^\tret = revocable_revoke_wait(rp);$/\trevocable_provider_put(rp);\n\tret = 0;/' "$p"
 	new='^	revocable_provider_put(rp);$'
 	;;
 *:readside)
-	p=$scratch/kernel/upstream/drivers/base/revocable_srcu.c
+	p=$scratch/kernel/new-files/drivers/base/revocable_srcu.c
 	sed -i 's|^\tunsigned long unlocks, delay = 1;$|&\n\n\treturn;\t/* test of the tests */|' "$p"
 	new='^	return;	/\* test of the tests \*/$'
 	;;
 qemu-faults:faults)
 	# The revocable_domain_free() of the failure path (after "nomem:").
-	p=$scratch/kernel/upstream/drivers/base/revocable_fops.c
+	p=$scratch/kernel/new-files/drivers/base/revocable_fops.c
 	sed -i '/^nomem:$/,/^}$/s|^\trevocable_domain_free(rfo->dom);$|\t/* test of the tests: the domain leaks */|' "$p"
 	new='^	/\* test of the tests: the domain leaks \*/$'
 	;;

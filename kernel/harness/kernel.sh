@@ -23,7 +23,7 @@
 #
 # Environment: QEMU_TIMEOUT (seconds, default 900; 1800 for the test runs), JOBS (default nproc),
 # SERIES_UPTO=N (qemu-stock: apply only the first N patches, default 0),
-# SERIES_CHECK=0 (build from lib/ and kernel/upstream/ even where the
+# SERIES_CHECK=0 (build from lib/ and kernel/new-files/ even where the
 # committed series differs: tools/test-of-tests.sh's scratch edits),
 # STORM_SECONDS (length of the GPIO unplug storm, default 5).
 set -euo pipefail
@@ -138,7 +138,7 @@ patches() {
 	local p out errs=0 kdw
 
 	extract
-	stage "regenerating the series from ${series#"$repo"/}, lib/ and kernel/upstream/"
+	stage "regenerating the series from ${series#"$repo"/}, lib/ and kernel/new-files/"
 	"$repo/kernel/harness/series.sh" regen "$repo" "$series" "$kdir/gen" "$kdir/patches" ||
 		die "the series does not apply"
 	ls "$kdir/patches" | sed 's/^/         /'

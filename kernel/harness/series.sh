@@ -13,7 +13,7 @@
 #   lib/revocable.h          -> include/linux/revocable.h, through
 #                               unifdef -D__KERNEL__ -U__cplusplus (the
 #                               userspace and C++ branches go)
-#   kernel/upstream/PATH     -> PATH
+#   kernel/new-files/PATH     -> PATH
 #
 # A carried file is created by exactly one patch of the series; a later
 # patch that changes it (the 6.1 adaptation) is applied as it stands.
@@ -57,8 +57,8 @@ carry() {
 		[ $rc -le 1 ] || { echo "series.sh: unifdef failed on lib/revocable.h" >&2; exit 1; }
 		;;
 	*)
-		[ -f "$repo/kernel/upstream/$1" ] || return 1
-		cp "$repo/kernel/upstream/$1" "$2"
+		[ -f "$repo/kernel/new-files/$1" ] || return 1
+		cp "$repo/kernel/new-files/$1" "$2"
 		;;
 	esac
 }
@@ -124,7 +124,7 @@ check)
 		diff -u "$c" "$g" | head -n 40 || true
 	done < <(pairs "$(realpath "$3")" "$(realpath "$4")")
 	if [ $bad = 1 ]; then
-		echo "series.sh: the committed series differs from what lib/ and kernel/upstream/ give;" >&2
+		echo "series.sh: the committed series differs from what lib/ and kernel/new-files/ give;" >&2
 		echo "  run 'ninja -C build kernel-series-update' and commit kernel/series*/ if that is meant" >&2
 		exit 1
 	fi
