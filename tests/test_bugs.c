@@ -396,10 +396,8 @@ END_TEST
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("upstream-bugs");
-	TCase *tc = tcase_create("regressions");
+	TCase *tc = test_tcase(s, "regressions", 60);
 
-	tcase_add_checked_fixture(tc, NULL, test_quiesce);
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, bug1_shared_index_hangs_raw_srcu);
 	tcase_add_test(tc, bug1_shared_handle_cannot_hang_revoke);
 	tcase_add_test(tc, bug2_consumer_creation_races_release);
@@ -407,6 +405,5 @@ Suite *test_suite(void)
 	tcase_add_test(tc, bug4_concurrent_revokers_single_winner);
 	tcase_add_test(tc, hung_task_avoided_by_two_phase_revoke);
 	tcase_add_test(tc, perf_regression_macro_moves_no_refcount);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -826,10 +826,8 @@ END_TEST
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("extensions");
-	TCase *tc = tcase_create("extensions");
+	TCase *tc = test_tcase(s, "extensions", 30);
 
-	tcase_add_checked_fixture(tc, NULL, test_quiesce);
-	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, domain_alloc_access_revoke_free);
 	tcase_add_test(tc, domain_revoke_ignores_other_domains_readers);
 	tcase_add_test(tc, domain_free_refuses_while_providers_live);
@@ -859,6 +857,5 @@ Suite *test_suite(void)
 	tcase_add_test(tc, slow_revoke_report_names_domain_of_reader);
 	tcase_add_test(tc, async_cascade_without_srcu_worker);
 	tcase_add_test(tc, idle_srcu_workers_leave);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -91,80 +91,8 @@ static __maybe_unused void log_end(void)
 	log_buf = NULL;
 }
 
-/*
- * In a fork() child: fail by exit status, never by Check.  child_step says
- * what the child is doing, for the watchdog and the abort report.
- */
-static const char *volatile child_step = "start";
-
-#define CHILD_STEP(s)	(child_step = (s))
-
-#define CHILD_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "child %d: %s:%d: step \"%s\": %s\n", \
-				(int)getpid(), __FILE__, __LINE__,	\
-				child_step, #cond);			\
-			_exit(1);					\
-		}							\
-	} while (0)
-
-#define CHILD_HUNG	124
-
-static void child_say(const char *what)
-{
-	const char *step = child_step;
-	char buf[512];
-	int n;
-
-	n = snprintf(buf, sizeof(buf), "child %d: %s in step \"%s\"\n",
-		     (int)getpid(), what, step);
-	if (n > 0 && write(STDERR_FILENO, buf, (size_t)n) < 0)
-		return;
-}
-
-static void child_watchdog(int sig)
-{
-	child_say("hung (watchdog)");
-	_exit(CHILD_HUNG);
-}
-
-static void child_on_abort(int sig)
-{
-	child_say("aborted");
-	signal(SIGABRT, SIG_DFL);
-	raise(SIGABRT);
-}
-
-/* test_child_result(), saying so when the child's own watchdog fired. */
-static int child_result(pid_t pid, unsigned int ms)
-{
-	int ret = test_child_result(pid, ms + 2000);
-
-	if (ret == CHILD_HUNG)
-		fprintf(stderr, "child %d hung\n", (int)pid);
-	return ret;
-}
-
-/* Run @fn in a fork() child under a watchdog of @ms; 0 when it exited 0. */
-static int in_child(int (*fn)(void *arg), void *arg, unsigned int ms)
-{
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		signal(SIGALRM, child_watchdog);
-		signal(SIGABRT, child_on_abort);
-		alarm((unsigned int)(test_bound_ms(ms) / 1000 + 1));
-		_exit(fn(arg));
-	}
-	return child_result(pid, ms);
-}
-
 #define CHILD_OK(fn, arg, ms)						\
-	ck_assert_msg(in_child(fn, arg, ms) == 0,			\
+	ck_assert_msg(test_in_child(fn, arg, ms) == 0,			\
 		      "the child running " #fn " failed (see its stderr)")
 
 /*
@@ -1651,21 +1579,16 @@ static bool test_wanted(const TTest *t)
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("hostile");
-	TCase *ti = tcase_create("inline");
+	TCase *ti = test_tcase(s, "inline", 120);
 #ifndef _LGPL_SOURCE
-	TCase *tc = tcase_create("library");
+	TCase *tc = test_tcase(s, "library", 120);
 #endif
 
-	tcase_add_checked_fixture(ti, NULL, test_quiesce);
-	tcase_set_timeout(ti, 120);
 	ADD_TEST(ti, access_in_signal_handler_inside_access_loses_no_count);
 	ADD_TEST(ti, membarrier_denied_after_start_keeps_working);
 	ADD_TEST(ti, first_access_without_a_pthread_key);
-	suite_add_tcase(s, ti);
 
 #ifndef _LGPL_SOURCE
-	tcase_add_checked_fixture(tc, NULL, test_quiesce);
-	tcase_set_timeout(tc, 120);
 	ADD_TEST(tc, revoke_in_signal_handler_during_grace_period_is_refused);
 	ADD_TEST(tc, revoke_async_in_signal_handler_during_grace_period_is_refused);
 	ADD_TEST(tc, revoke_wait_in_signal_handler_during_grace_period_is_refused);
@@ -1682,7 +1605,6 @@ Suite *test_suite(void)
 	ADD_TEST(tc, slow_report_names_the_domain);
 	ADD_TEST(tc, slow_report_says_when_counts_do_not_add_up);
 	ADD_TEST(tc, access_left_by_siglongjmp_is_reported_and_ends_at_exit);
-	suite_add_tcase(s, tc);
 #endif
 	return s;
 }

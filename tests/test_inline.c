@@ -96,25 +96,38 @@ static void *revoke_by_peer(void *arg)
 	return NULL;
 }
 
+/*
+ * @hold(@h) enters an access of @h->rp and stays inside until told to
+ * leave; a peer's revoke of *@rpp meanwhile must wait for it, and return 1
+ * once it has left.  @r goes dead only then.
+ */
+static void peer_revoke_waits_for(void *(*hold)(void *), struct holder *h,
+				  struct revocable_provider __rcu **rpp,
+				  struct res *r)
+{
+	struct revoker rv = { .rpp = rpp };
+	pthread_t a, b;
+
+	pthread_create(&a, NULL, hold, h);
+	while (!__atomic_load_n(&h->inside, __ATOMIC_SEQ_CST))
+		sleep_ms(1);
+	pthread_create(&b, NULL, revoke_by_peer, &rv);
+	sleep_ms(100);
+	ck_assert_int_eq(__atomic_load_n(&rv.done, __ATOMIC_SEQ_CST), 0);
+	__atomic_store_n(&h->leave, 1, __ATOMIC_SEQ_CST);
+	pthread_join(b, NULL);
+	ck_assert_int_eq(rv.ret, 1);
+	r->live = 0;
+	pthread_join(a, NULL);
+}
+
 START_TEST(peer_revoke_waits_for_inline_reader)
 {
 	struct res r = { 1, 1 };
 	struct revocable_provider __rcu *rp = revocable_provider_alloc(&r);
 	struct holder h = { .rp = rp };
-	struct revoker rv = { .rpp = &rp };
-	pthread_t a, b;
 
-	pthread_create(&a, NULL, hold_inline, &h);
-	while (!__atomic_load_n(&h.inside, __ATOMIC_SEQ_CST))
-		sleep_ms(1);
-	pthread_create(&b, NULL, revoke_by_peer, &rv);
-	sleep_ms(100);
-	ck_assert_int_eq(__atomic_load_n(&rv.done, __ATOMIC_SEQ_CST), 0);
-	__atomic_store_n(&h.leave, 1, __ATOMIC_SEQ_CST);
-	pthread_join(b, NULL);
-	ck_assert_int_eq(rv.ret, 1);
-	r.live = 0;
-	pthread_join(a, NULL);
+	peer_revoke_waits_for(hold_inline, &h, &rp, &r);
 }
 END_TEST
 
@@ -327,20 +340,20 @@ static bool grown(int slot)
 }
 
 struct far_holder {
-	struct revocable_provider *rp;
+	struct holder h;	/* first: hold_far() is given its address */
 	int slot;
-	int inside, leave;
 };
 
 static void *hold_far(void *arg)
 {
-	struct far_holder *h = arg;
+	struct far_holder *f = arg;
+	struct holder *h = &f->h;
 	struct revocable rev;
 	struct res *got;
 
 	got = revocable_access(h->rp, &rev);		/* slow path */
 	ck_assert_ptr_nonnull(got);
-	ck_assert(grown(h->slot));
+	ck_assert(grown(f->slot));
 	__atomic_store_n(&h->inside, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&h->leave, __ATOMIC_SEQ_CST))
 		sleep_ms(1);
@@ -360,10 +373,8 @@ START_TEST(inline_access_past_the_first_slots)
 	struct revocable_provider __rcu *rp0 = revocable_provider_alloc(&r0);
 	struct revocable_provider __rcu *rp;
 	struct far_holder h = { 0 };
-	struct revoker rv = { .rpp = &rp };
 	struct revocable rev, far;
 	struct far f;
-	pthread_t a, b;
 
 	if (!far_domain(&f)) {
 		/* The library's domain limit is below the first array. */
@@ -372,21 +383,11 @@ START_TEST(inline_access_past_the_first_slots)
 	}
 	h.slot = f.slot;
 	rp = revocable_provider_alloc_in(f.doms[f.n - 1], &r);
-	h.rp = revocable_provider_get(rp);	/* outlives the revoke */
+	h.h.rp = revocable_provider_get(rp);	/* outlives the revoke */
 
 	/* An inline reader on the slow path holds off an out-of-line revoke. */
-	pthread_create(&a, NULL, hold_far, &h);
-	while (!__atomic_load_n(&h.inside, __ATOMIC_SEQ_CST))
-		sleep_ms(1);
-	pthread_create(&b, NULL, revoke_by_peer, &rv);
-	sleep_ms(100);
-	ck_assert_int_eq(__atomic_load_n(&rv.done, __ATOMIC_SEQ_CST), 0);
-	__atomic_store_n(&h.leave, 1, __ATOMIC_SEQ_CST);
-	pthread_join(b, NULL);
-	ck_assert_int_eq(rv.ret, 1);
-	r.live = 0;
-	pthread_join(a, NULL);
-	revocable_provider_put(h.rp);
+	peer_revoke_waits_for(hold_far, &h.h, &rp, &r);
+	revocable_provider_put(h.h.rp);
 
 	/*
 	 * The other way round in this thread: the library's read lock grows

@@ -430,10 +430,8 @@ END_TEST
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("invariants");
-	TCase *tc = tcase_create("I1-I7");
+	TCase *tc = test_tcase(s, "I1-I7", 30);
 
-	tcase_add_checked_fixture(tc, NULL, test_quiesce);
-	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, i1_revoke_returns_only_after_readers_withdrew);
 	tcase_add_test(tc, i2_access_stays_valid_while_revoke_waits);
 	tcase_add_test(tc, i3_shared_handle_detected_and_revoke_completes);
@@ -448,6 +446,5 @@ Suite *test_suite(void)
 	tcase_add_test(tc, i7_revoke_wait_inside_access_refused_then_works);
 	tcase_add_test(tc, i7_revoke_in_other_domain_inside_access_is_fine);
 	tcase_add_test(tc, i7_batch_revoke_inside_access_is_an_error);
-	suite_add_tcase(s, tc);
 	return s;
 }

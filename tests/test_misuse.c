@@ -325,10 +325,8 @@ END_TEST
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("misuse");
-	TCase *tc = tcase_create("I8");
+	TCase *tc = test_tcase(s, "I8", 20);
 
-	tcase_add_checked_fixture(tc, NULL, test_quiesce);
-	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, withdraw_from_another_thread_warns_and_keeps_access);
 	tcase_add_test(tc, null_handle_calls_warn);
 	tcase_add_test(tc, allocation_failures_are_reported);
@@ -342,6 +340,5 @@ Suite *test_suite(void)
 	tcase_add_test(tc, barrier_from_done_callback_warns);
 	tcase_add_test(tc, domain_free_from_done_callback_warns);
 	tcase_add_test(tc, async_revoke_from_done_callback_cascades);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -600,21 +600,13 @@ static void *busy_reader_fn(void *arg)
 	return NULL;
 }
 
-#define CHILD_CHECK(c)							\
-	do {								\
-		if (!(c)) {						\
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); \
-			_exit(1);					\
-		}							\
-	} while (0)
-
 /*
  * In a child: a reader sleeps inside srcu_a and another counts in srcu_b
  * without a break, when a seccomp filter takes membarrier() away.  The
  * next grace period switches every thread to fences, waits for the
  * sleeper all the same, and later grace periods work; nothing aborts.
  */
-static int membarrier_lost_child(void)
+static int membarrier_lost_child(void *arg)
 {
 	struct busy_reader b = { 0 };
 	struct syncer s = { .ssp = &srcu_a };
@@ -659,25 +651,16 @@ static int membarrier_lost_child(void)
 
 START_TEST(membarrier_lost_at_run_time_switches_to_fences)
 {
-	int status;
-	pid_t pid;
+	int ret;
 
 	if (!compat_has_membarrier)
 		fprintf(stderr, "note: no membarrier() here: only the fence path runs\n");
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		alarm((unsigned int)(test_bound_ms(20000) / 1000));
-		_exit(membarrier_lost_child());
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+	ret = test_in_child(membarrier_lost_child, NULL, 20000);
+	if (ret == 77) {
 		fprintf(stderr, "note: no seccomp here: membarrier() not taken away\n");
 		return;
 	}
-	ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status),
-		      "child status %#x", status);
+	ck_assert_msg(ret == 0, "child status %d (see its stderr)", ret);
 }
 END_TEST
 
@@ -769,10 +752,8 @@ END_TEST
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("compat-srcu");
-	TCase *tc = tcase_create("srcu");
+	TCase *tc = test_tcase(s, "srcu", 20);
 
-	tcase_add_checked_fixture(tc, NULL, test_quiesce);
-	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, read_lock_returns_index_that_flips_per_grace_period);
 	tcase_add_test(tc, synchronize_waits_for_sleeping_reader);
 	tcase_add_test(tc, synchronize_ignores_readers_of_other_domains);
@@ -790,6 +771,5 @@ Suite *test_suite(void)
 	tcase_add_test(tc, report_names_domains_and_counts_that_do_not_add_up);
 	tcase_add_test(tc, membarrier_lost_at_run_time_switches_to_fences);
 	tcase_add_test(tc, thread_that_cannot_register_shares_a_block);
-	suite_add_tcase(s, tc);
 	return s;
 }

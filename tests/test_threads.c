@@ -68,16 +68,6 @@ static void free_res(void *arg)
 	test_res_free(arg);
 }
 
-/* In a fork() child: fail by exit status, never by Check. */
-#define CHILD_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "child %d: %s:%d: %s\n",	\
-				(int)getpid(), __FILE__, __LINE__, #cond); \
-			_exit(1);					\
-		}							\
-	} while (0)
-
 
 /*
  * GCC 12's AddressSanitizer runtime does not take its allocator's locks
@@ -100,21 +90,6 @@ static void asan_settle_service_threads(void)
 	ck_assert_int_eq(revocable_revoke_async(&rp, free_res, res), 1);
 	revocable_domain_barrier(revocable_default_domain());
 #endif
-}
-
-/* Run @fn in a fork() child under a watchdog; 0 when it exited 0. */
-static int in_child(int (*fn)(void *arg), void *arg, unsigned int ms)
-{
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		alarm((unsigned int)(test_bound_ms(ms) / 1000 + 2));
-		_exit(fn(arg));
-	}
-	return test_child_result(pid, ms);
 }
 
 /* ----- thread exit ------------------------------------------------------- */
@@ -455,7 +430,7 @@ static int exercise_and_fork_again(void *arg)
 {
 	CHILD_CHECK(exercise(arg) == 0);
 	/* A fork of a fork, after this child's own workers started. */
-	CHILD_CHECK(in_child(exercise, NULL, 8000) == 0);
+	CHILD_CHECK(test_in_child(exercise, NULL, 8000) == 0);
 	return exercise(arg);
 }
 
@@ -470,7 +445,7 @@ START_TEST(fork_after_workers_started)
 
 	ck_assert_int_eq(revocable_revoke(&a), 1);	/* starts the worker */
 	asan_settle_service_threads();
-	ck_assert_int_eq(in_child(exercise_and_fork_again, NULL, 15000), 0);
+	ck_assert_int_eq(test_in_child(exercise_and_fork_again, NULL, 15000), 0);
 	/* The parent is untouched. */
 	ck_assert_int_eq(test_revoke_bounded(&b, 5000), 1);
 	ck_assert_int_eq(exercise(NULL), 0);
@@ -562,7 +537,7 @@ START_TEST(fork_while_another_thread_is_inside)
 	WAIT_OR_FAIL(&sc.handle_inside, 5000);
 	revocable_access(unrcu_pointer(sc.mine), &sc.mine_acc);
 
-	ck_assert_int_eq(in_child(child_of_scene, &sc, 15000), 0);
+	ck_assert_int_eq(test_in_child(child_of_scene, &sc, 15000), 0);
 
 	/* Parent: the handle is still its thread's... */
 	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_try_access(sc.handle))), 1);
@@ -623,7 +598,7 @@ START_TEST(fork_while_revokes_wait)
 	while (rcu_access_pointer(rp))
 		test_sleep_ms(1);
 	/* The async revokes' batch waits behind the reader, in the worker. */
-	ck_assert_int_eq(in_child(child_after_busy_fork, &rp, 15000), 0);
+	ck_assert_int_eq(test_in_child(child_after_busy_fork, &rp, 15000), 0);
 	ck_assert_int_eq(READ_ONCE(rv.ret), -1);
 	test_reader_stop(&reader);
 	JOIN_OR_FAIL(&rv.thread, 5000);
@@ -715,12 +690,10 @@ END_TEST
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("threads");
-	TCase *tc = tcase_create("exit");
+	TCase *tc = test_tcase(s, "exit", 30);
 	/* Threads in the child of a multi-threaded parent: not under TSan. */
-	TCase *tf = tcase_create("fork");
+	TCase *tf = test_tcase(s, "fork", 60);
 
-	tcase_add_checked_fixture(tc, NULL, test_quiesce);
-	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, return_inside_access_is_released);
 	tcase_add_test(tc, pthread_exit_inside_access_is_released);
 	tcase_add_test(tc, handle_of_an_exited_thread_is_idle);
@@ -729,15 +702,11 @@ Suite *test_suite(void)
 	tcase_add_test(tc, cancel_in_read_inside_with);
 	tcase_add_test(tc, cancel_in_read_inside_handle_access);
 	tcase_add_test(tc, slow_report_names_threads_inside);
-	suite_add_tcase(s, tc);
 
-	tcase_add_checked_fixture(tf, NULL, test_quiesce);
 	tcase_set_tags(tf, "fork-mt");
-	tcase_set_timeout(tf, 60);
 	tcase_add_test(tf, fork_after_workers_started);
 	tcase_add_test(tf, fork_while_another_thread_is_inside);
 	tcase_add_test(tf, fork_while_revokes_wait);
 	tcase_add_test(tf, fork_from_done_callback);
-	suite_add_tcase(s, tf);
 	return s;
 }

@@ -173,14 +173,11 @@ END_TEST
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("upstream");
-	TCase *tc = tcase_create("kunit-scenarios");
+	TCase *tc = test_tcase(s, "kunit-scenarios", 20);
 
-	tcase_add_checked_fixture(tc, NULL, test_quiesce);
-	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, try_access_with_macro);
 	tcase_add_test(tc, try_access_scoped_macro);
 	tcase_add_test(tc, scoped_macro_break_withdraws);
 	tcase_add_test(tc, concurrent_access_revoke_waits_late_reader_null);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -158,6 +158,16 @@ void test_quiesce(void)
 	revocable_domain_barrier(revocable_default_domain());
 }
 
+TCase *test_tcase(Suite *s, const char *name, unsigned int timeout_s)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_checked_fixture(tc, NULL, test_quiesce);
+	tcase_set_timeout(tc, timeout_s);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
 int main(void)
 {
 	SRunner *sr = srunner_create(test_suite());
@@ -250,4 +260,52 @@ int test_child_result(pid_t pid, unsigned int ms)
 		return -1;
 	}
 	return WEXITSTATUS(status);
+}
+
+const char *volatile test_child_step = "start";
+
+static void child_say(const char *what)
+{
+	const char *step = test_child_step;
+	char buf[512];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "child %d: %s in step \"%s\"\n",
+		     (int)getpid(), what, step);
+	if (n > 0 && write(STDERR_FILENO, buf, (size_t)n) < 0)
+		return;
+}
+
+static void child_watchdog(int sig)
+{
+	child_say("hung (watchdog)");
+	_exit(CHILD_HUNG);
+}
+
+static void child_on_abort(int sig)
+{
+	child_say("aborted");
+	signal(SIGABRT, SIG_DFL);
+	raise(SIGABRT);
+}
+
+int test_in_child(int (*fn)(void *arg), void *arg, unsigned int ms)
+{
+	pid_t pid;
+	int ret;
+
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		test_child_step = "start";
+		signal(SIGALRM, child_watchdog);
+		signal(SIGABRT, child_on_abort);
+		alarm((unsigned int)(test_bound_ms(ms) / 1000 + 1));
+		_exit(fn(arg));
+	}
+	ret = test_child_result(pid, ms + 2000);
+	if (ret == CHILD_HUNG)
+		fprintf(stderr, "child %d hung\n", (int)pid);
+	return ret;
 }

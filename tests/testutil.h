@@ -87,6 +87,13 @@ void test_sleep_ms(unsigned int ms);
 void test_quiesce(void);
 
 /*
+ * A test case of suite @s named @name, each test bounded by @timeout_s
+ * seconds and followed by test_quiesce(); tests are added to what it
+ * returns.
+ */
+TCase *test_tcase(Suite *s, const char *name, unsigned int timeout_s);
+
+/*
  * A reader thread: enters an access through @ref, signals, and stays inside
  * for hold_ms (checking that its test_res stays live) or, with hold_ms 0,
  * until test_reader_stop().
@@ -125,5 +132,30 @@ Suite *test_suite(void);
 
 int test_deny_membarrier(bool thread_only_ok);
 int test_child_result(pid_t pid, unsigned int ms);
+
+/*
+ * In a fork() child: fail by exit status, never by Check.  CHILD_STEP()
+ * says what the child is doing, for its watchdog's and abort's report.
+ */
+extern const char *volatile test_child_step;
+#define CHILD_STEP(s)	(test_child_step = (s))
+#define CHILD_CHECK(cond)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "child %d: %s:%d: step \"%s\": %s\n", \
+				(int)getpid(), __FILE__, __LINE__,	\
+				test_child_step, #cond);		\
+			_exit(1);					\
+		}							\
+	} while (0)
+/* The exit status of a child whose watchdog fired. */
+#define CHILD_HUNG	124
+
+/*
+ * Run @fn(@arg) in a fork() child with a watchdog of @ms (stretched as
+ * test_bound_ms() does); its exit status, CHILD_HUNG, or -1 when it was
+ * killed by a signal or had to be killed.
+ */
+int test_in_child(int (*fn)(void *arg), void *arg, unsigned int ms);
 
 #endif

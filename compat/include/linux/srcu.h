@@ -53,10 +53,11 @@ void call_srcu(struct srcu_struct *ssp, struct rcu_head *head,
 void srcu_barrier(struct srcu_struct *ssp);
 int srcu_read_lock_held(const struct srcu_struct *ssp);
 /*
- * Userspace only: synchronize_srcu() that calls @report in the caller's
- * context each time it has waited another @every_ms for readers.  The
- * library uses it for the slow-revoke report when it is defined; the
- * kernel has no such call, and the library waits on a call_srcu() there.
+ * synchronize_srcu() that calls @report in the caller's context each time
+ * it has waited another @every_ms for readers: the slow-revoke report's
+ * wait.  The kernel's SRCU has no such call; there the library's read
+ * side (revocable_srcu) has its own, which <linux/revocable_srcu.h> maps
+ * here in userspace.
  */
 void compat_synchronize_srcu_report(struct srcu_struct *ssp,
 				    unsigned int every_ms,

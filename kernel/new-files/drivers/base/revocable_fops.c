@@ -15,11 +15,12 @@
  * reference on the object, so it outlives the device for as long as a
  * file still points at its table.
  *
- * The per-call operations (read, write, poll, ioctl, ...) are either the
- * generic proxies below, which call the driver's operation through
- * rfo->fops, or wrappers that DEFINE_REVOCABLE_FOPS() generates in the
- * driver's own file and that call it directly.  Both read only the head
- * of the object (struct __revocable_fops_head, in the header).
+ * The per-call operations (read, write, poll, ioctl, ...) are wrappers
+ * made by one macro of the header: either the generic proxies below,
+ * which call the driver's operation through rfo->fops, or those that
+ * DEFINE_REVOCABLE_FOPS() generates in the driver's own file and that call
+ * it directly.  Both read only the head of the object (struct
+ * __revocable_fops_head, in the header).
  */
 #include <linux/error-injection.h>
 #include <linux/fs.h>
@@ -66,96 +67,12 @@ static struct revocable_fops *rfo_of(const struct file *file)
 	return container_of(file->f_op, struct revocable_fops, head.proxy);
 }
 
-static loff_t rfo_llseek(struct file *file, loff_t off, int whence)
-{
-	struct revocable_fops *rfo = rfo_of(file);
-
-	CLASS(revocable, acc)(rfo->head.rp);
-
-	if (!acc.res)
-		return -ENODEV;
-	return rfo->fops->llseek(file, off, whence);
-}
-
-static ssize_t rfo_read(struct file *file, char __user *buf, size_t len,
-			loff_t *ppos)
-{
-	struct revocable_fops *rfo = rfo_of(file);
-
-	CLASS(revocable, acc)(rfo->head.rp);
-
-	if (!acc.res)
-		return -ENODEV;
-	return rfo->fops->read(file, buf, len, ppos);
-}
-
-static ssize_t rfo_write(struct file *file, const char __user *buf,
-			 size_t len, loff_t *ppos)
-{
-	struct revocable_fops *rfo = rfo_of(file);
-
-	CLASS(revocable, acc)(rfo->head.rp);
-
-	if (!acc.res)
-		return -ENODEV;
-	return rfo->fops->write(file, buf, len, ppos);
-}
-
-static ssize_t rfo_read_iter(struct kiocb *iocb, struct iov_iter *to)
-{
-	struct revocable_fops *rfo = rfo_of(iocb->ki_filp);
-
-	CLASS(revocable, acc)(rfo->head.rp);
-
-	if (!acc.res)
-		return -ENODEV;
-	return rfo->fops->read_iter(iocb, to);
-}
-
-static ssize_t rfo_write_iter(struct kiocb *iocb, struct iov_iter *from)
-{
-	struct revocable_fops *rfo = rfo_of(iocb->ki_filp);
-
-	CLASS(revocable, acc)(rfo->head.rp);
-
-	if (!acc.res)
-		return -ENODEV;
-	return rfo->fops->write_iter(iocb, from);
-}
-
-static __poll_t rfo_poll(struct file *file, struct poll_table_struct *pt)
-{
-	struct revocable_fops *rfo = rfo_of(file);
-
-	CLASS(revocable, acc)(rfo->head.rp);
-
-	if (!acc.res)
-		return rfo->head.revoked_poll;
-	return rfo->fops->poll(file, pt);
-}
-
-static long rfo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
-{
-	struct revocable_fops *rfo = rfo_of(file);
-
-	CLASS(revocable, acc)(rfo->head.rp);
-
-	if (!acc.res)
-		return -ENODEV;
-	return rfo->fops->unlocked_ioctl(file, cmd, arg);
-}
-
-static long rfo_compat_ioctl(struct file *file, unsigned int cmd,
-			     unsigned long arg)
-{
-	struct revocable_fops *rfo = rfo_of(file);
-
-	CLASS(revocable, acc)(rfo->head.rp);
-
-	if (!acc.res)
-		return -ENODEV;
-	return rfo->fops->compat_ioctl(file, cmd, arg);
-}
+/*
+ * The generic proxies of the per-call operations: the wrappers
+ * DEFINE_REVOCABLE_FOPS() generates, calling the driver's operations
+ * through the object's table rather than a constant one.
+ */
+__REVOCABLE_FOPS_WRAPPERS(rfo, rfo_of(file)->fops)
 
 static int rfo_flush(struct file *file, fl_owner_t id)
 {
@@ -575,7 +492,7 @@ static const struct revocable_fops_calls rfo_generic_calls = {
 	.read_iter = rfo_read_iter,
 	.write_iter = rfo_write_iter,
 	.poll = rfo_poll,
-	.unlocked_ioctl = rfo_ioctl,
+	.unlocked_ioctl = rfo_unlocked_ioctl,
 	.compat_ioctl = rfo_compat_ioctl,
 };
 

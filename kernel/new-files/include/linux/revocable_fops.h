@@ -125,6 +125,104 @@ __revocable_fops_head(const struct file *file)
 #define __REVOCABLE_FOPS_ACCESS(res, file)				\
 	REVOCABLE_TRY_ACCESS_WITH(__revocable_fops_head(file)->rp, res)
 
+/*
+ * The wrappers of the per-call operations, named @name followed by _read,
+ * _poll, ...: each finds the device from the file's f_op, enters one
+ * access, and calls the operation of @table, an expression that may use
+ * the wrapper's struct file *file.  DEFINE_REVOCABLE_FOPS() gives a
+ * constant table, so the calls are direct; revocable_fops.c's generic
+ * proxies give the table of the file's object.
+ */
+#define __REVOCABLE_FOPS_WRAPPERS(name, table)				\
+static loff_t name##_llseek(struct file *file, loff_t off, int whence)	\
+{									\
+	void *res;							\
+									\
+	__REVOCABLE_FOPS_ACCESS(res, file);				\
+	if (!res)							\
+		return -ENODEV;						\
+	return (table)->llseek(file, off, whence);			\
+}									\
+									\
+static ssize_t name##_read(struct file *file,				\
+			   char __user *buf, size_t len, loff_t *ppos)	\
+{									\
+	void *res;							\
+									\
+	__REVOCABLE_FOPS_ACCESS(res, file);				\
+	if (!res)							\
+		return -ENODEV;						\
+	return (table)->read(file, buf, len, ppos);			\
+}									\
+									\
+static ssize_t name##_write(struct file *file,				\
+			    const char __user *buf, size_t len, loff_t *ppos) \
+{									\
+	void *res;							\
+									\
+	__REVOCABLE_FOPS_ACCESS(res, file);				\
+	if (!res)							\
+		return -ENODEV;						\
+	return (table)->write(file, buf, len, ppos);			\
+}									\
+									\
+static ssize_t name##_read_iter(struct kiocb *iocb,			\
+				struct iov_iter *to)			\
+{									\
+	struct file *file = iocb->ki_filp;				\
+	void *res;							\
+									\
+	__REVOCABLE_FOPS_ACCESS(res, file);				\
+	if (!res)							\
+		return -ENODEV;						\
+	return (table)->read_iter(iocb, to);				\
+}									\
+									\
+static ssize_t name##_write_iter(struct kiocb *iocb,			\
+				 struct iov_iter *from)			\
+{									\
+	struct file *file = iocb->ki_filp;				\
+	void *res;							\
+									\
+	__REVOCABLE_FOPS_ACCESS(res, file);				\
+	if (!res)							\
+		return -ENODEV;						\
+	return (table)->write_iter(iocb, from);				\
+}									\
+									\
+static __poll_t name##_poll(struct file *file,				\
+			    struct poll_table_struct *pt)		\
+{									\
+	void *res;							\
+									\
+	__REVOCABLE_FOPS_ACCESS(res, file);				\
+	if (!res)							\
+		return __revocable_fops_head(file)->revoked_poll;	\
+	return (table)->poll(file, pt);					\
+}									\
+									\
+static long name##_unlocked_ioctl(struct file *file,			\
+				  unsigned int cmd, unsigned long arg)	\
+{									\
+	void *res;							\
+									\
+	__REVOCABLE_FOPS_ACCESS(res, file);				\
+	if (!res)							\
+		return -ENODEV;						\
+	return (table)->unlocked_ioctl(file, cmd, arg);			\
+}									\
+									\
+static long name##_compat_ioctl(struct file *file,			\
+				unsigned int cmd, unsigned long arg)	\
+{									\
+	void *res;							\
+									\
+	__REVOCABLE_FOPS_ACCESS(res, file);				\
+	if (!res)							\
+		return -ENODEV;						\
+	return (table)->compat_ioctl(file, cmd, arg);			\
+}
+
 /**
  * DEFINE_REVOCABLE_FOPS() - generate direct wrappers of a driver's operations
  * @name: the name of the &struct revocable_fops_direct to define; the
@@ -172,91 +270,7 @@ __revocable_fops_head(const struct file *file)
 static const struct file_operations *const name##_table =		\
 	&(driver_fops);							\
 									\
-static loff_t name##_llseek(struct file *file, loff_t off, int whence)	\
-{									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table->llseek(file, off, whence);			\
-}									\
-									\
-static ssize_t name##_read(struct file *file, char __user *buf,		\
-			   size_t len, loff_t *ppos)			\
-{									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table->read(file, buf, len, ppos);		\
-}									\
-									\
-static ssize_t name##_write(struct file *file, const char __user *buf,	\
-			    size_t len, loff_t *ppos)			\
-{									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table->write(file, buf, len, ppos);		\
-}									\
-									\
-static ssize_t name##_read_iter(struct kiocb *iocb, struct iov_iter *to) \
-{									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, iocb->ki_filp);			\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table->read_iter(iocb, to);			\
-}									\
-									\
-static ssize_t name##_write_iter(struct kiocb *iocb,			\
-				 struct iov_iter *from)			\
-{									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, iocb->ki_filp);			\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table->write_iter(iocb, from);			\
-}									\
-									\
-static __poll_t name##_poll(struct file *file,				\
-			    struct poll_table_struct *pt)		\
-{									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return __revocable_fops_head(file)->revoked_poll;	\
-	return name##_table->poll(file, pt);				\
-}									\
-									\
-static long name##_unlocked_ioctl(struct file *file, unsigned int cmd,	\
-				  unsigned long arg)			\
-{									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table->unlocked_ioctl(file, cmd, arg);		\
-}									\
-									\
-static long name##_compat_ioctl(struct file *file, unsigned int cmd,	\
-				unsigned long arg)			\
-{									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table->compat_ioctl(file, cmd, arg);		\
-}									\
+__REVOCABLE_FOPS_WRAPPERS(name, name##_table)				\
 									\
 /* Folded by the compiler: the wrappers of NULL members go unused. */	\
 static const struct file_operations *					\
