@@ -72,7 +72,12 @@ static struct revocable_fops *rfo_of(const struct file *file)
  * DEFINE_REVOCABLE_FOPS() generates, calling the driver's operations
  * through the object's table rather than a constant one.
  */
-__REVOCABLE_FOPS_WRAPPERS(rfo, rfo_of(file)->fops)
+static const struct file_operations *rfo_table_of(const struct file *file)
+{
+	return rfo_of(file)->fops;
+}
+
+__REVOCABLE_FOPS_WRAPPERS(rfo)
 
 static int rfo_flush(struct file *file, fl_owner_t id)
 {

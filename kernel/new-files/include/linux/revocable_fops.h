@@ -128,12 +128,12 @@ __revocable_fops_head(const struct file *file)
 /*
  * The wrappers of the per-call operations, named @name followed by _read,
  * _poll, ...: each finds the device from the file's f_op, enters one
- * access, and calls the operation of @table, an expression that may use
- * the wrapper's struct file *file.  DEFINE_REVOCABLE_FOPS() gives a
- * constant table, so the calls are direct; revocable_fops.c's generic
- * proxies give the table of the file's object.
+ * access, and calls the operation of the table that @name followed by
+ * _table_of returns for the file.  DEFINE_REVOCABLE_FOPS() returns a
+ * constant there, so the calls are direct; revocable_fops.c's generic
+ * proxies return the table of the file's object.
  */
-#define __REVOCABLE_FOPS_WRAPPERS(name, table)				\
+#define __REVOCABLE_FOPS_WRAPPERS(name)					\
 static loff_t name##_llseek(struct file *file, loff_t off, int whence)	\
 {									\
 	void *res;							\
@@ -141,7 +141,7 @@ static loff_t name##_llseek(struct file *file, loff_t off, int whence)	\
 	__REVOCABLE_FOPS_ACCESS(res, file);				\
 	if (!res)							\
 		return -ENODEV;						\
-	return (table)->llseek(file, off, whence);			\
+	return name##_table_of(file)->llseek(file, off, whence);	\
 }									\
 									\
 static ssize_t name##_read(struct file *file,				\
@@ -152,7 +152,7 @@ static ssize_t name##_read(struct file *file,				\
 	__REVOCABLE_FOPS_ACCESS(res, file);				\
 	if (!res)							\
 		return -ENODEV;						\
-	return (table)->read(file, buf, len, ppos);			\
+	return name##_table_of(file)->read(file, buf, len, ppos);	\
 }									\
 									\
 static ssize_t name##_write(struct file *file,				\
@@ -163,7 +163,7 @@ static ssize_t name##_write(struct file *file,				\
 	__REVOCABLE_FOPS_ACCESS(res, file);				\
 	if (!res)							\
 		return -ENODEV;						\
-	return (table)->write(file, buf, len, ppos);			\
+	return name##_table_of(file)->write(file, buf, len, ppos);	\
 }									\
 									\
 static ssize_t name##_read_iter(struct kiocb *iocb,			\
@@ -175,7 +175,7 @@ static ssize_t name##_read_iter(struct kiocb *iocb,			\
 	__REVOCABLE_FOPS_ACCESS(res, file);				\
 	if (!res)							\
 		return -ENODEV;						\
-	return (table)->read_iter(iocb, to);				\
+	return name##_table_of(file)->read_iter(iocb, to);		\
 }									\
 									\
 static ssize_t name##_write_iter(struct kiocb *iocb,			\
@@ -187,7 +187,7 @@ static ssize_t name##_write_iter(struct kiocb *iocb,			\
 	__REVOCABLE_FOPS_ACCESS(res, file);				\
 	if (!res)							\
 		return -ENODEV;						\
-	return (table)->write_iter(iocb, from);				\
+	return name##_table_of(file)->write_iter(iocb, from);		\
 }									\
 									\
 static __poll_t name##_poll(struct file *file,				\
@@ -198,7 +198,7 @@ static __poll_t name##_poll(struct file *file,				\
 	__REVOCABLE_FOPS_ACCESS(res, file);				\
 	if (!res)							\
 		return __revocable_fops_head(file)->revoked_poll;	\
-	return (table)->poll(file, pt);					\
+	return name##_table_of(file)->poll(file, pt);			\
 }									\
 									\
 static long name##_unlocked_ioctl(struct file *file,			\
@@ -209,7 +209,7 @@ static long name##_unlocked_ioctl(struct file *file,			\
 	__REVOCABLE_FOPS_ACCESS(res, file);				\
 	if (!res)							\
 		return -ENODEV;						\
-	return (table)->unlocked_ioctl(file, cmd, arg);			\
+	return name##_table_of(file)->unlocked_ioctl(file, cmd, arg);	\
 }									\
 									\
 static long name##_compat_ioctl(struct file *file,			\
@@ -220,7 +220,7 @@ static long name##_compat_ioctl(struct file *file,			\
 	__REVOCABLE_FOPS_ACCESS(res, file);				\
 	if (!res)							\
 		return -ENODEV;						\
-	return (table)->compat_ioctl(file, cmd, arg);			\
+	return name##_table_of(file)->compat_ioctl(file, cmd, arg);	\
 }
 
 /**
@@ -270,7 +270,13 @@ static long name##_compat_ioctl(struct file *file,			\
 static const struct file_operations *const name##_table =		\
 	&(driver_fops);							\
 									\
-__REVOCABLE_FOPS_WRAPPERS(name, name##_table)				\
+static __always_inline const struct file_operations *			\
+name##_table_of(const struct file *file)				\
+{									\
+	return name##_table;						\
+}									\
+									\
+__REVOCABLE_FOPS_WRAPPERS(name)						\
 									\
 /* Folded by the compiler: the wrappers of NULL members go unused. */	\
 static const struct file_operations *					\
