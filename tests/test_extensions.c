@@ -379,38 +379,22 @@ START_TEST(slow_revoke_default_report_names_reader_thread)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("slowdom");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
-	FILE *log = tmpfile();
-	char buf[4096];
 	struct test_revoker r = { .slot = &rp, .ret = -1 };
 	struct test_reader b;
-	ssize_t n;
 
-	ck_assert_ptr_nonnull(log);
 	revocable_domain_set_slow(dom, 30, NULL, NULL);
 	test_reader_start(&b, revocable_provider_get_rcu(&rp), 0, "stuckreader");
-	compat_log = log;
+	test_log_capture();
 	test_revoker_start(&r);
 	/* Hold the reader until the report is out (or 5 s pass). */
-	for (int i = 0; i < 500; i++) {
-		fflush(log);
-		n = pread(fileno(log), buf, sizeof(buf) - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		if (strstr(buf, "stuckreader"))
-			break;
-		test_sleep_ms(10);
-	}
+	test_log_wait_for("stuckreader", 5000);
 	ck_assert_msg(READ_ONCE(r.ret) == -1, "revoke returned with a reader inside");
 	test_reader_stop(&b);
 	JOIN_OR_FAIL(&r.thread, 5000);
-	compat_log = NULL;
 	ck_assert_int_eq(r.ret, 1);
-	fflush(log);
-	n = pread(fileno(log), buf, sizeof(buf) - 1, 0);
-	ck_assert_int_gt(n, 0);
-	buf[n] = '\0';
-	ck_assert_ptr_nonnull(strstr(buf, "slowdom"));
-	ck_assert_ptr_nonnull(strstr(buf, "stuckreader"));
-	fclose(log);
+	ck_assert_ptr_nonnull(strstr(test_log_text(), "slowdom"));
+	ck_assert_ptr_nonnull(strstr(test_log_text(), "stuckreader"));
+	test_log_end();
 	revocable_provider_put(b.ref);
 	revocable_domain_free(dom);
 }
@@ -790,28 +774,18 @@ START_TEST(slow_revoke_report_names_domain_of_reader)
 	struct revocable_domain *dom = revocable_domain_alloc("gpiochip7");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
 	struct test_revoker r = { .slot = &rp, .ret = -1 };
-	FILE *log = tmpfile();
 	struct test_reader b;
 	char buf[4096], *line;
-	ssize_t n = 0;
 
-	ck_assert_ptr_nonnull(log);
 	revocable_domain_set_slow(dom, 30, NULL, NULL);
 	test_reader_start(&b, revocable_provider_get_rcu(&rp), 0, "gpioreader");
-	compat_log = log;
+	test_log_capture();
 	test_revoker_start(&r);
-	for (int i = 0; i < 500; i++) {
-		fflush(log);
-		n = pread(fileno(log), buf, sizeof(buf) - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		if (strstr(buf, "gpioreader"))
-			break;
-		test_sleep_ms(10);
-	}
+	test_log_wait_for("gpioreader", 5000);
 	test_reader_stop(&b);
 	JOIN_OR_FAIL(&r.thread, 5000);
-	compat_log = NULL;
-	fclose(log);
+	snprintf(buf, sizeof(buf), "%s", test_log_text());
+	test_log_end();
 	ck_assert_int_eq(r.ret, 1);
 	line = strstr(buf, "gpioreader");
 	ck_assert_msg(line, "no report: \"%s\"", buf);

@@ -63,34 +63,6 @@
 
 /* ----- helpers ----------------------------------------------------------- */
 
-static char *log_buf;
-static size_t log_len;
-
-/* Capture what the library prints (WARNs, reports) from now on. */
-static __maybe_unused void log_capture(void)
-{
-	compat_log = open_memstream(&log_buf, &log_len);
-	ck_assert_ptr_nonnull(compat_log);
-}
-
-static __maybe_unused const char *log_text(void)
-{
-	if (compat_log)
-		fflush(compat_log);
-	return log_buf ? log_buf : "";
-}
-
-static __maybe_unused void log_end(void)
-{
-	FILE *f = compat_log;
-
-	compat_log = NULL;
-	if (f)
-		fclose(f);
-	free(log_buf);
-	log_buf = NULL;
-}
-
 #define CHILD_OK(fn, arg, ms)						\
 	ck_assert_msg(test_in_child(fn, arg, ms) == 0,			\
 		      "the child running " #fn " failed (see its stderr)")
@@ -1390,18 +1362,18 @@ START_TEST(slow_report_names_the_domain)
 	unsigned int seen;
 
 	ck_assert_int_eq(revocable_domain_set_slow(dom, 50, NULL, NULL), 0);
-	log_capture();
+	test_log_capture();
 	test_reader_start(&reader, ref, test_bound_ms(400), "holder");
 	ck_assert_int_eq(test_revoke_bounded(&rp, test_bound_ms(5000)), 1);
 	JOIN_OR_FAIL(&reader.thread, 5000);
-	ck_assert_msg(strstr(log_text(), "hostile-report"), "report: %s",
-		      log_text());
-	ck_assert_msg(lines_with_name(log_text(), "(holder)", "hostile-report",
+	ck_assert_msg(strstr(test_log_text(), "hostile-report"), "report: %s",
+		      test_log_text());
+	ck_assert_msg(lines_with_name(test_log_text(), "(holder)", "hostile-report",
 				      &seen) && seen,
-		      "the thread list does not name the domain: %s", log_text());
-	ck_assert_msg(!strstr(log_text(), "&dom->srcu"), "report: %s",
-		      log_text());
-	log_end();
+		      "the thread list does not name the domain: %s", test_log_text());
+	ck_assert_msg(!strstr(test_log_text(), "&dom->srcu"), "report: %s",
+		      test_log_text());
+	test_log_end();
 	test_res_free(res);
 	revocable_provider_put(ref);
 	revocable_domain_barrier(dom);
@@ -1456,7 +1428,7 @@ START_TEST(access_left_by_siglongjmp_is_reported_and_ends_at_exit)
 	ck_assert_int_eq(sigaction(SIGUSR1, &sa, &old), 0);
 	jumper_ref = revocable_provider_get_rcu(&rp);
 	jumper_go = jumper_exit = 0;
-	log_capture();
+	test_log_capture();
 	test_thread_start(&t, jumper, NULL);
 	end = test_now_ms() + test_bound_ms(5000);
 	while (!__atomic_load_n(&jumper_go, __ATOMIC_SEQ_CST) && test_now_ms() < end)
@@ -1465,12 +1437,12 @@ START_TEST(access_left_by_siglongjmp_is_reported_and_ends_at_exit)
 
 	ck_assert_int_eq(child_revoker_start(&rv, &rp), 0);
 	end = test_now_ms() + test_bound_ms(5000);
-	while (!(strstr(log_text(), "(jumper)") && strstr(log_text(), "siglongjmp")) &&
+	while (!(strstr(test_log_text(), "(jumper)") && strstr(test_log_text(), "siglongjmp")) &&
 	       test_now_ms() < end)
 		usleep(10000);
-	ck_assert_msg(strstr(log_text(), "(jumper): 1 access(es) in SRCU hostile-jump, state "),
-		      "report: %s", log_text());
-	ck_assert_msg(strstr(log_text(), "siglongjmp"), "report: %s", log_text());
+	ck_assert_msg(strstr(test_log_text(), "(jumper): 1 access(es) in SRCU hostile-jump, state "),
+		      "report: %s", test_log_text());
+	ck_assert_msg(strstr(test_log_text(), "siglongjmp"), "report: %s", test_log_text());
 	ck_assert(!READ_ONCE(rv.finished));
 
 	/* The thread's exit releases its sections: the revoke ends. */
@@ -1478,7 +1450,7 @@ START_TEST(access_left_by_siglongjmp_is_reported_and_ends_at_exit)
 	JOIN_OR_FAIL(&t, 5000);
 	ck_assert(child_revoker_wait(&rv, test_bound_ms(5000)));
 	ck_assert_int_eq(rv.ret, 1);
-	log_end();
+	test_log_end();
 	sigaction(SIGUSR1, &old, NULL);
 	revocable_provider_put(jumper_ref);
 	revocable_domain_barrier(dom);
@@ -1523,8 +1495,7 @@ static int unbalanced_child(void *arg)
 	dom = revocable_domain_alloc("hostile-skewed");
 	CHILD_CHECK(dom);
 	CHILD_CHECK(revocable_domain_set_slow(dom, 50, NULL, NULL) == 0);
-	compat_log = open_memstream(&log_buf, &log_len);
-	CHILD_CHECK(compat_log);
+	CHILD_CHECK(test_log_open());
 	ssp = ((const struct __revocable_domain_head *)dom)->ssp;
 	idx = srcu_read_lock(ssp);
 	srcu_read_unlock(ssp, idx ^ 1);
@@ -1534,8 +1505,7 @@ static int unbalanced_child(void *arg)
 	CHILD_CHECK(child_revoker_start(&rv, &rp) == 0);
 	end = test_now_ms() + test_bound_ms(5000);
 	for (;;) {
-		fflush(compat_log);
-		log = log_buf ? log_buf : "";
+		log = test_log_text();
 		if (strstr(log, "hostile-skewed") && says_counts_wrong(log))
 			break;
 		if (test_now_ms() > end) {

@@ -519,23 +519,6 @@ END_TEST
 
 /* ----- the report (issue 21) --------------------------------------------- */
 
-static char *log_buf;
-static size_t log_len;
-
-static const char *log_text(void)
-{
-	fflush(compat_log);
-	return log_buf ? log_buf : "";
-}
-
-static void log_end(void)
-{
-	fclose(compat_log);
-	compat_log = NULL;
-	free(log_buf);
-	log_buf = NULL;
-}
-
 /*
  * The list of readers names each domain by the name it was given, and
  * says when a thread's counts in a domain do not add up.
@@ -549,21 +532,20 @@ START_TEST(report_names_domains_and_counts_that_do_not_add_up)
 	ck_assert_int_eq(init_srcu_struct(&s), 0);
 	compat_srcu_set_name(&s, "named-domain");
 	reader_start(&r, &s);
-	compat_log = open_memstream(&log_buf, &log_len);
-	ck_assert_ptr_nonnull(compat_log);
+	test_log_capture();
 	debug_show_all_locks();
-	ck_assert_msg(strstr(log_text(), "1 access(es) in SRCU named-domain"),
-		      "%s", log_text());
-	ck_assert_msg(!strstr(log_text(), "add up"), "%s", log_text());
+	ck_assert_msg(strstr(test_log_text(), "1 access(es) in SRCU named-domain"),
+		      "%s", test_log_text());
+	ck_assert_msg(!strstr(test_log_text(), "add up"), "%s", test_log_text());
 	complete(&r.leave);
 	JOIN_OR_FAIL(&r.thread, 5000);
 
 	idx = srcu_read_lock(&s);
 	srcu_read_unlock(&s, idx ^ 1);
 	debug_show_all_locks();
-	ck_assert_msg(strstr(log_text(), "counts in SRCU named-domain do not add up"),
-		      "%s", log_text());
-	log_end();
+	ck_assert_msg(strstr(test_log_text(), "counts in SRCU named-domain do not add up"),
+		      "%s", test_log_text());
+	test_log_end();
 	ck_assert(!own_counts_balance(&s));
 	/* The id is not handed out again. */
 	ck_assert_uint_eq(WARNS(cleanup_srcu_struct(&s)), 1);

@@ -36,33 +36,6 @@
 
 /* ----- helpers ----------------------------------------------------------- */
 
-static char *log_buf;
-static size_t log_len;
-
-/* Capture what the library prints (WARNs, reports) from now on. */
-static void log_capture(void)
-{
-	compat_log = open_memstream(&log_buf, &log_len);
-	ck_assert_ptr_nonnull(compat_log);
-}
-
-static const char *log_text(void)
-{
-	fflush(compat_log);
-	return log_buf ? log_buf : "";
-}
-
-static void log_end(void)
-{
-	FILE *f = compat_log;
-
-	compat_log = NULL;
-	if (f)
-		fclose(f);
-	free(log_buf);
-	log_buf = NULL;
-}
-
 static void free_res(void *arg)
 {
 	test_res_free(arg);
@@ -124,20 +97,20 @@ static void exit_inside_access(int how)
 	unsigned long w;
 	pthread_t t;
 
-	log_capture();
+	test_log_capture();
 	w = compat_warn_count();
 	ck_assert_int_eq(pthread_create(&t, NULL, leave_inside_access, &l), 0);
 	pthread_join(t, NULL);
 	ck_assert_ptr_eq(l.res, res);
 	ck_assert_uint_eq(compat_warn_count(), w + 1);
-	ck_assert_msg(strstr(log_text(), "(leaver) exited inside 1 access(es)"),
-		      "report: %s", log_text());
+	ck_assert_msg(strstr(test_log_text(), "(leaver) exited inside 1 access(es)"),
+		      "report: %s", test_log_text());
 	/* Every later revoke of the domain completes too. */
 	ck_assert_int_eq(test_revoke_bounded(&rp, 5000), 1);
 	test_res_free(res);
 	rp = revocable_provider_alloc((void *)1);
 	ck_assert_int_eq(test_revoke_bounded(&rp, 5000), 1);
-	log_end();
+	test_log_end();
 }
 
 START_TEST(return_inside_access_is_released)
@@ -671,15 +644,15 @@ START_TEST(slow_report_names_threads_inside)
 	struct test_reader reader;
 
 	ck_assert_int_eq(revocable_domain_set_slow(dom, 50, NULL, NULL), 0);
-	log_capture();
+	test_log_capture();
 	test_reader_start(&reader, ref, test_bound_ms(400), "holder");
 	ck_assert_int_eq(test_revoke_bounded(&rp, 5000), 1);
 	JOIN_OR_FAIL(&reader.thread, 5000);
-	ck_assert_msg(strstr(log_text(), "has waited"), "%s", log_text());
-	ck_assert_msg(strstr(log_text(), "(holder): 1 access(es) in SRCU "),
-		      "report: %s", log_text());
+	ck_assert_msg(strstr(test_log_text(), "has waited"), "%s", test_log_text());
+	ck_assert_msg(strstr(test_log_text(), "(holder): 1 access(es) in SRCU "),
+		      "report: %s", test_log_text());
 	ck_assert(reader.saw_live);
-	log_end();
+	test_log_end();
 	test_res_free(res);
 	revocable_provider_put(ref);
 	revocable_domain_barrier(dom);

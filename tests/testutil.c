@@ -3,9 +3,11 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <sys/prctl.h>
@@ -13,6 +15,8 @@
 #include <unistd.h>
 #include <string.h>
 #include <time.h>
+
+#include <linux/printk.h>
 
 #include "testutil.h"
 
@@ -260,6 +264,74 @@ int test_child_result(pid_t pid, unsigned int ms)
 		return -1;
 	}
 	return WEXITSTATUS(status);
+}
+
+static char *log_buf;
+static size_t log_len;
+
+bool test_log_open(void)
+{
+	compat_log = open_memstream(&log_buf, &log_len);
+	return compat_log != NULL;
+}
+
+void test_log_capture(void)
+{
+	ck_assert_msg(test_log_open(), "open_memstream: %s", strerror(errno));
+}
+
+/*
+ * A copy, taken under the stream's lock: another thread may be writing a
+ * report, and the stream's own buffer moves as it grows.  Valid until the
+ * next call.
+ */
+const char *test_log_text(void)
+{
+	static char *copy;
+	static size_t room;
+	size_t n;
+
+	if (!compat_log)
+		return log_buf ? log_buf : "";
+	flockfile(compat_log);
+	fflush_unlocked(compat_log);
+	n = log_buf ? strlen(log_buf) : 0;
+	if (n + 1 > room) {
+		char *bigger = realloc(copy, n + 1);
+
+		if (!bigger) {
+			funlockfile(compat_log);
+			return "";
+		}
+		copy = bigger;
+		room = n + 1;
+	}
+	memcpy(copy, log_buf ? log_buf : "", n + 1);
+	funlockfile(compat_log);
+	return copy;
+}
+
+bool test_log_wait_for(const char *needle, unsigned int ms)
+{
+	unsigned long end = test_now_ms() + test_bound_ms(ms);
+
+	while (!strstr(test_log_text(), needle)) {
+		if (test_now_ms() > end)
+			return false;
+		test_sleep_ms(10);
+	}
+	return true;
+}
+
+void test_log_end(void)
+{
+	FILE *f = compat_log;
+
+	compat_log = NULL;
+	if (f)
+		fclose(f);
+	free(log_buf);
+	log_buf = NULL;
 }
 
 const char *volatile test_child_step = "start";

@@ -131,6 +131,18 @@ int test_revoke_bounded(struct revocable_provider __rcu **slot,
 Suite *test_suite(void);
 
 int test_deny_membarrier(bool thread_only_ok);
+
+/*
+ * Capture what the library prints (WARNs, reports) from now on, in memory:
+ * test_log_open() says whether it could, test_log_capture() fails the test
+ * if not.  test_log_text() is all of it so far; test_log_end() stops.
+ */
+bool test_log_open(void);
+void test_log_capture(void);
+const char *test_log_text(void);
+/* Whether @needle shows in the captured text within @ms (stretched). */
+bool test_log_wait_for(const char *needle, unsigned int ms);
+void test_log_end(void);
 int test_child_result(pid_t pid, unsigned int ms);
 
 /*
