@@ -6,7 +6,7 @@
  * one CPU and then from every online CPU at once (a worker each), and
  * print the median of the rounds as
  *	TAG: WHAT cpus=N ns_per_op=X
- * which kernel/harness/parse_bench_conv.py reads.
+ * which kernel/harness/judge.py conv reads.
  */
 #ifndef BENCH_USER_H
 #define BENCH_USER_H

@@ -10,7 +10,7 @@
  * (finit_module, or /bin/modprobe), its program runs, its modules are
  * unloaded.  Before the first step that needs Debian's userspace, /tmp
  * and configfs are mounted and busybox installs its applets.
- * kernel/harness/parse_console.py reads these markers against the same
+ * kernel/harness/judge.py console reads these markers against the same
  * /plan.
  *
  * A benchmark run (kernel-bench*) has no /plan, but the benchmark
@@ -378,7 +378,7 @@ static void run_step(const struct plan_step *s)
 		snprintf(what, sizeof(what), "step %s", s->name);
 		ret = s->secs > 0 ? runv_bounded(s->argv, s->secs, what) : runv(s->argv);
 		if (ret && s->retry && attempt == 1) {
-			/* kernel/harness/parse_console.py: a note, not a failure. */
+			/* kernel/harness/judge.py console: a note, not a failure. */
 			if (ret == KILLED)
 				sayf("step %s retried: attempt 1 killed after %d s",
 				     s->name, s->secs);

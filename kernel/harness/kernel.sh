@@ -696,18 +696,18 @@ bench_conv() {
 		done
 	done
 	stage "parsing the $kind benchmark ($boots boots per kernel)"
-	python3 "$repo/kernel/harness/parse_bench_conv.py" "$kind" "$dir" "$kdir/bench-$kind.json"
+	python3 "$repo/kernel/harness/judge.py" conv "$kind" "$dir" "$kdir/bench-$kind.json"
 	for n in "${smps[@]}"; do
 		[ "$n" = 2 ] && continue
 		stage "parsing the $kind benchmark with $n CPU(s)"
-		python3 "$repo/kernel/harness/parse_bench_conv.py" "$kind" "$dir/smp$n" \
+		python3 "$repo/kernel/harness/judge.py" conv "$kind" "$dir/smp$n" \
 			"$kdir/bench-$kind-smp$n.json"
 	done
 }
 
 judge_bench() {
 	stage "parsing the benchmark results"
-	python3 "$repo/kernel/harness/parse_bench.py" "$log" "$kdir/bench.json"
+	python3 "$repo/kernel/harness/judge.py" bench "$log" "$kdir/bench.json"
 }
 
 # judge: the console against the resolved plan ($kdir/plan, the guest's
@@ -720,7 +720,7 @@ judge() {
 		END { printf "%d KUnit, %d kselftest and %d subsystems",
 			n["KUnit"], n["kselftest"], n["subsystems"] }' "$kdir/plan")
 	stage "parsing the console against the plan (expecting $want results)"
-	python3 "$repo/kernel/harness/parse_console.py" "$log" "$kdir/plan" "$repo" \
+	python3 "$repo/kernel/harness/judge.py" console "$log" "$kdir/plan" "$repo" \
 		${judge_args[@]+"${judge_args[@]}"}
 }
 
@@ -858,7 +858,7 @@ bench)
 		boot
 	done
 	stage "parsing the benchmark results (${BENCH_BOOTS:-3} boots)"
-	python3 "$repo/kernel/harness/parse_bench.py" "$kdir"/bench/boot-*.log "$kdir/bench.json"
+	python3 "$repo/kernel/harness/judge.py" bench "$kdir"/bench/boot-*.log "$kdir/bench.json"
 	;;
 *)
 	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev|bench-media|gpiod-suite|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
