@@ -31,7 +31,9 @@ SUITE", up to the suite's own result; a step's are the TAP lines between
 says (harness: kselftest_harness.h's "ok N FIXTURE.TEST" at any depth;
 tap: top-level "ok N DESCRIPTION", named up to a " # " directive;
 compliance: v4l2-compliance's "test NAME: RESULT" lines, named after the
-device under test, which must end with its "Grand Total" line).  The
+device under test, which must end with its "Grand Total" line; the
+kernel's own messages, lines with a printk time stamp, are not read as
+its output).  The
 summary adds the steps up by SECTION (kselftest, subsystems).
 
 v4l2-compliance judges a driver, not only our code: its results are
