@@ -18,8 +18,6 @@ extern struct compat_thread *compat_threads;
  * held); 0 or -ENOMEM.
  */
 int compat_slots_reserve(unsigned int nr);
-/* The @nr of the largest compat_slots_reserve() that succeeded. */
-extern unsigned int compat_slots_limit;
 
 /*
  * The library's locks, taken so that a signal handler of the holder that

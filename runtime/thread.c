@@ -342,7 +342,8 @@ static unsigned int thread_reach(const struct compat_thread *t)
  * if an array cannot be had, and then the caller hands out no id that
  * needs it (the spares made so far are kept for later).
  */
-unsigned int compat_slots_limit = COMPAT_SRCU_FIRST_SLOTS;
+/* The @nr of the largest compat_slots_reserve() that succeeded. */
+static unsigned int compat_slots_limit = COMPAT_SRCU_FIRST_SLOTS;
 
 int compat_slots_reserve(unsigned int nr)
 {
