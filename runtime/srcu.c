@@ -355,12 +355,17 @@ void compat_synchronize_srcu_report(struct srcu_struct *ssp,
 				    void *arg)
 {
 	struct srcu_reporter rep = {
-		.every_ms = every_ms ? every_ms : 1,
+		.every_ms = every_ms,
 		.report = report,
 		.arg = arg,
-		.next_ms = every_ms ? every_ms : 1,
+		.next_ms = every_ms,
 	};
 
+	/* As the kernel's revocable_srcu: 0, or no @report, never reports. */
+	if (!every_ms || !report) {
+		srcu_grace_period(ssp, NULL);
+		return;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &rep.start);
 	srcu_grace_period(ssp, &rep);
 }

@@ -54,8 +54,8 @@ void srcu_barrier(struct srcu_struct *ssp);
 int srcu_read_lock_held(const struct srcu_struct *ssp);
 /*
  * synchronize_srcu() that calls @report in the caller's context each time
- * it has waited another @every_ms for readers: the slow-revoke report's
- * wait.  The kernel's SRCU has no such call; there the library's read
+ * it has waited another @every_ms for readers (0, or no @report: never):
+ * the slow-revoke report's wait.  The kernel's SRCU has no such call; there the library's read
  * side (revocable_srcu) has its own, which <linux/revocable_srcu.h> maps
  * here in userspace.
  */
