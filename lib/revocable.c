@@ -457,16 +457,12 @@ static void revocable_slow_cb(void *arg, unsigned int waited_ms)
  */
 static void revocable_wait_readers(struct revocable_domain *dom)
 {
-	unsigned int slow_ms = READ_ONCE(dom->slow_ms);
 	struct revocable_slow_ctx ctx = { .dom = dom, .first = true };
 
 	might_sleep();
-	if (!slow_ms) {
-		revocable_srcu_synchronize(dom->ssp);
-		return;
-	}
-	revocable_srcu_synchronize_report(dom->ssp, slow_ms, revocable_slow_cb,
-					  &ctx);
+	/* slow_ms 0: the report is off, and the wait reports nothing. */
+	revocable_srcu_synchronize_report(dom->ssp, READ_ONCE(dom->slow_ms),
+					  revocable_slow_cb, &ctx);
 }
 
 /*
