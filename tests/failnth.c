@@ -47,6 +47,8 @@
 #include <linux/printk.h>
 #include <revocable.h>
 
+#include "clock.h"
+
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
@@ -337,22 +339,6 @@ struct wl {
 	int hooks;			/* slow-revoke reports */
 };
 
-static unsigned long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts))
-		;
-}
-
 static bool slow(void)
 {
 	return getenv("REVOCABLE_TEST_SLOW") != NULL;
@@ -432,7 +418,7 @@ static void *reader_fn(void *arg)
 	r->got = revocable_access(r->ref, &acc);
 	__atomic_store_n(&r->inside, 1, __ATOMIC_RELEASE);
 	if (r->hold_ms)
-		sleep_ms(r->hold_ms);
+		test_sleep_ms(r->hold_ms);
 	if (r->exit_inside)
 		return NULL;	/* the library releases it, with a warning */
 	__atomic_store_n(&r->leaving, 1, __ATOMIC_RELEASE);
@@ -452,7 +438,7 @@ static bool reader_start(struct reader *r, struct revocable_provider *ref,
 	if (pthread_create(&r->tid, NULL, reader_fn, r))
 		return false;
 	while (!__atomic_load_n(&r->inside, __ATOMIC_ACQUIRE))
-		sleep_ms(1);
+		test_sleep_ms(1);
 	return true;
 }
 
@@ -638,18 +624,18 @@ static void workload(void)
 	ret = revocable_revoke(&w.cascade);
 	WL_CHECK(ret == 0 || ret == 1 || ret < 0);
 	/* Every async revoke that was accepted calls back. */
-	end = now_ms() + (slow() ? 30000 : 5000);
+	end = test_now_ms() + (slow() ? 30000 : 5000);
 	do {
 		revocable_domain_barrier(w.d);
 		revocable_domain_barrier(revocable_default_domain());
 	} while (__atomic_load_n(&w.done, __ATOMIC_SEQ_CST) <
-		 __atomic_load_n(&w.want, __ATOMIC_SEQ_CST) && now_ms() < end);
+		 __atomic_load_n(&w.want, __ATOMIC_SEQ_CST) && test_now_ms() < end);
 	WL_CHECK(w.done == w.want);
 	if (w.dom) {
 		STEP("domain free");
-		end = now_ms() + (slow() ? 30000 : 5000);
-		while ((ret = revocable_domain_free(w.dom)) && now_ms() < end)
-			sleep_ms(1);
+		end = test_now_ms() + (slow() ? 30000 : 5000);
+		while ((ret = revocable_domain_free(w.dom)) && test_now_ms() < end)
+			test_sleep_ms(1);
 		WL_CHECK(ret == 0);
 	}
 }
@@ -719,18 +705,18 @@ static const char *describe(int status, enum outcome *o, char *buf, size_t len)
  */
 static pid_t wait_run(pid_t pid, int *status, unsigned int timeout_s)
 {
-	unsigned long end = now_ms() + timeout_s * 1000UL;
+	unsigned long end = test_now_ms() + timeout_s * 1000UL;
 	pid_t got;
 
 	while ((got = waitpid(pid, status, WNOHANG)) == 0) {
-		if (now_ms() > end) {
+		if (test_now_ms() > end) {
 			kill(pid, SIGKILL);
 			got = waitpid(pid, status, 0);
 			fprintf(stderr, "failnth: killed a run that hung\n");
 			*status = WL_HUNG << 8;
 			return got;
 		}
-		sleep_ms(1);
+		test_sleep_ms(1);
 	}
 	return got;
 }
@@ -752,7 +738,7 @@ static int sweep(int persistent, unsigned int max_failures)
 {
 	unsigned int timeout_s = slow() ? 30 : 10;
 	unsigned long n, points = 0, failures = 0, by_kind[INJ_NR] = { 0 };
-	unsigned long t0 = now_ms();
+	unsigned long t0 = test_now_ms();
 	enum outcome o;
 	char what[128];
 	int status;
@@ -819,7 +805,7 @@ static int sweep(int persistent, unsigned int max_failures)
 	       persistent ? " --persistent" : "", points);
 	for (int k = 0; k < INJ_NR; k++)
 		printf("%s%s %lu", k ? ", " : "", inject_name[k], by_kind[k]);
-	printf(") in %lu ms; %lu failed\n", now_ms() - t0, failures);
+	printf(") in %lu ms; %lu failed\n", test_now_ms() - t0, failures);
 	return failures ? 1 : 0;
 }
 

@@ -5,12 +5,7 @@
 set -eu
 build=$1
 src=$2
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-
-meson install -C "$build" --destdir "$root" --no-rebuild --quiet
-pcdir=$(dirname "$(find "$root" -name revocable.pc | head -n 1)")
-[ -d "$pcdir" ] || { echo "revocable.pc not installed"; exit 1; }
+. "$src/tests/installed-root.sh"
 if find "$root" -path '*/include/linux/*' | grep -q .; then
 	echo "a linux/ header was installed"; exit 1
 fi
@@ -27,12 +22,10 @@ else
 	echo "no section 3 pages installed (built without scripts/kernel-doc)"
 fi
 
-export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$root"
 flags=$(pkg-config --cflags --libs revocable)
 echo "pkg-config --cflags --libs revocable: $flags"
 ${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$root/consumer" \
 	"$src/tests/consumer.c" $flags -pthread
-libdir=$(dirname "$(find "$root" -name 'librevocable.so.1' | head -n 1)")
 LD_LIBRARY_PATH="$libdir" "$root/consumer"
 
 # The same program with the inline fast path, as a daemon builds it for speed.
@@ -61,9 +54,6 @@ done
 # suppression file: a normal exit with work still pending is clean; without
 # the file, memcheck does flag the library's threads (so the file matters).
 if command -v valgrind >/dev/null; then
-	# pkgconf puts the sysroot in front of the path itself.
-	supp=$(pkg-config --variable=suppressions revocable)
-	case $supp in "$root"/*) ;; *) supp=$root$supp ;; esac
 	[ -f "$supp" ] || { echo "suppression file $supp not installed"; exit 1; }
 	${CC:-cc} -std=c11 -Wall -Wextra -Werror -g -o "$root/consumer-exit" \
 		"$src/tests/consumer-exit.c" $flags -pthread

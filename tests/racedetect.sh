@@ -17,18 +17,9 @@ set -eu
 build=$1
 src=$2
 tool=$3
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-
-meson install -C "$build" --destdir "$root" --no-rebuild --quiet
-pcdir=$(dirname "$(find "$root" -name revocable.pc | head -n 1)")
-libdir=$(dirname "$(find "$root" -name 'librevocable.so.1' | head -n 1)")
-export PKG_CONFIG_PATH="$pcdir" PKG_CONFIG_SYSROOT_DIR="$root"
+. "$src/tests/installed-root.sh"
 export LD_LIBRARY_PATH="$libdir"
 flags=$(pkg-config --cflags --libs revocable)
-# pkgconf puts the sysroot in front of the path itself.
-supp=$(pkg-config --variable=suppressions revocable)
-case $supp in "$root"/*) ;; *) supp=$root$supp ;; esac
 # Where the program races on purpose.
 racy_line=$(grep -n 'racy_counter++' "$src/tests/racedetect.c" | cut -d: -f1)
 racy_at="racedetect.c:$racy_line"

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 #define MAGIC		0x4c495645u	/* "LIVE" */
 #define SLOTS_PER_OWNER	8
 #define OWNERS		2
@@ -46,21 +48,6 @@ static atomic_ulong accesses, gone, refs, no_ref, dead_seen, violations;
 static atomic_ulong revokes[4], slow_revokes, async_freed;
 static atomic_ulong max_revoke_us;
 static atomic_ulong spawned, exited_inside;
-
-static unsigned long now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static void sleep_us(unsigned int us)
-{
-	struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
 
 static void res_free(struct res *r)
 {
@@ -94,7 +81,7 @@ static void *reader(void *arg)
 			} else if (rand_r(&seed) % 64 == 0) {
 				/* Sleep inside, as a reader waiting on hardware. */
 				for (int i = 0; i < 20 && !atomic_load(&r->dead); i++)
-					sleep_us(50);
+					test_sleep_us(50);
 				if (atomic_load(&r->dead))
 					atomic_fetch_add(&dead_seen, 1);
 				if (r->magic != MAGIC)
@@ -180,7 +167,7 @@ static void async_done(void *arg)
 
 static void account(unsigned int kind, unsigned long t0)
 {
-	unsigned long us = now_us() - t0, max = atomic_load(&max_revoke_us);
+	unsigned long us = test_now_us() - t0, max = atomic_load(&max_revoke_us);
 
 	atomic_fetch_add(&revokes[kind], 1);
 	while (us > max && !atomic_compare_exchange_weak(&max_revoke_us, &max, us))
@@ -196,7 +183,7 @@ static void unplug(unsigned int i, unsigned int how)
 {
 	struct res *r = owned[i];
 	struct revocable_provider *rp;
-	unsigned long t0 = now_us();
+	unsigned long t0 = test_now_us();
 
 	if (!r)
 		return;
@@ -236,7 +223,7 @@ static void *owner(void *arg)
 			/* Batch: everything this owner has, one wait. */
 			struct revocable_provider **batch[SLOTS_PER_OWNER];
 			struct res *rs[SLOTS_PER_OWNER];
-			unsigned long t0 = now_us();
+			unsigned long t0 = test_now_us();
 			int n;
 
 			for (i = 0; i < SLOTS_PER_OWNER; i++) {
@@ -253,7 +240,7 @@ static void *owner(void *arg)
 		} else {
 			unplug(k, how % 3);
 		}
-		sleep_us(100 + rand_r(&seed) % 400);
+		test_sleep_us(100 + rand_r(&seed) % 400);
 	}
 	for (i = 0; i < SLOTS_PER_OWNER; i++)
 		unplug(base + i, 0);

@@ -338,57 +338,6 @@ static void sig_access_handler(int sig)
 	errno = saved_errno;
 }
 
-struct storm {
-	pthread_t target;
-	int sig;
-	volatile int stop;
-	unsigned long sent;
-	struct test_thread thread;
-};
-
-static void *storm_fn(void *arg)
-{
-	struct storm *s = arg;
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	while (!READ_ONCE(s->stop)) {
-		if (pthread_kill(s->target, s->sig))
-			break;
-		s->sent++;
-		/* Let the target run a little between two signals. */
-		for (volatile int i = 0; i < 200; i++)
-			;
-	}
-	return NULL;
-}
-
-/*
- * The storm thread starts with every signal blocked: the interval timer's
- * SIGALRM is sent to the process, and one delivered to the new thread
- * before storm_fn() blocked it would run the handler there, on the
- * handle the main thread uses (a real race, which TSan reported).
- */
-static void storm_start(struct storm *s, pthread_t target, int sig)
-{
-	sigset_t all, old;
-
-	memset(s, 0, sizeof(*s));
-	s->target = target;
-	s->sig = sig;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	test_thread_start(&s->thread, storm_fn, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-static void storm_stop(struct storm *s)
-{
-	WRITE_ONCE(s->stop, 1);
-	JOIN_OR_FAIL(&s->thread, 5000);
-}
-
 static void set_handler(int sig, void (*fn)(int))
 {
 	struct sigaction sa;
@@ -421,7 +370,7 @@ START_TEST(access_in_signal_handler_inside_access_loses_no_count)
 	struct revocable handle;
 	unsigned long start, now, loops = 0, bad = 0;
 	struct test_res *r;
-	struct storm storm;
+	struct test_sig_storm storm;
 	int ret;
 
 	ck_assert_ptr_nonnull(dom);
@@ -439,7 +388,7 @@ START_TEST(access_in_signal_handler_inside_access_loses_no_count)
 
 	set_handler(SIGUSR1, sig_access_handler);
 	set_handler(SIGALRM, sig_access_handler);
-	storm_start(&storm, pthread_self(), SIGUSR1);
+	test_sig_storm_start(&storm, pthread_self(), SIGUSR1);
 	set_timer_us(50);
 	/* 2 s, or up to 10 s until 1000 signals were handled (valgrind). */
 	start = test_now_ms();
@@ -468,7 +417,7 @@ START_TEST(access_in_signal_handler_inside_access_loses_no_count)
 		}
 	}
 	set_timer_us(0);
-	storm_stop(&storm);
+	test_sig_storm_stop(&storm);
 	sig_armed = 0;
 
 	fprintf(stderr, "signals: %lu accesses, %lu signals sent, %lu handled "
@@ -856,7 +805,7 @@ static void *async_revoker_loop(void *arg)
 START_TEST(revoke_async_in_signal_handler_never_deadlocks)
 {
 	struct async_storm *st = calloc(1, sizeof(*st));
-	struct storm storm;
+	struct test_sig_storm storm;
 	unsigned long end;
 	unsigned int i;
 
@@ -870,12 +819,12 @@ START_TEST(revoke_async_in_signal_handler_never_deadlocks)
 	async_storm = st;
 	set_handler(SIGUSR1, revoke_async_in_handler);
 	test_thread_start(&st->a, async_revoker_loop, st);
-	storm_start(&storm, st->a.tid, SIGUSR1);
+	test_sig_storm_start(&storm, st->a.tid, SIGUSR1);
 	end = test_now_ms() + 3000;
 	while (__atomic_load_n(&st->next, __ATOMIC_RELAXED) < ASYNC_POOL &&
 	       test_now_ms() < end)
 		test_sleep_ms(10);
-	storm_stop(&storm);
+	test_sig_storm_stop(&storm);
 	WRITE_ONCE(st->stop, 1);
 	ck_assert_msg(test_thread_join(&st->a, test_bound_ms(10000)),
 		      "a thread that took a signal while queueing an async "

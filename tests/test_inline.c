@@ -177,24 +177,29 @@ struct churn {
 	unsigned long seen;
 };
 
-static void *churn_reader(void *arg)
+/* One access through the slot: a live resource or none. */
+static void churn_access_once(struct churn *c)
 {
-	struct churn *c = arg;
+	struct revocable_provider *rp;
 	struct revocable rev;
 	struct res *got;
 
-	while (!__atomic_load_n(&c->stop, __ATOMIC_SEQ_CST)) {
-		struct revocable_provider *rp = revocable_provider_get_rcu(
-			(struct revocable_provider **)&c->rp);
-
-		got = revocable_access(rp, &rev);
-		if (got) {
-			ck_assert_int_eq(__atomic_load_n(&got->live, __ATOMIC_RELAXED), 1);
-			__atomic_add_fetch(&c->seen, 1, __ATOMIC_RELAXED);
-		}
-		revocable_withdraw_access(&rev);
-		revocable_provider_put(rp);
+	rp = revocable_provider_get_rcu((struct revocable_provider **)&c->rp);
+	got = revocable_access(rp, &rev);
+	if (got) {
+		ck_assert_int_eq(__atomic_load_n(&got->live, __ATOMIC_RELAXED), 1);
+		__atomic_add_fetch(&c->seen, 1, __ATOMIC_RELAXED);
 	}
+	revocable_withdraw_access(&rev);
+	revocable_provider_put(rp);
+}
+
+static void *churn_reader(void *arg)
+{
+	struct churn *c = arg;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_SEQ_CST))
+		churn_access_once(c);
 	return NULL;
 }
 
@@ -414,19 +419,7 @@ END_TEST
  */
 static void *far_reader_once(void *arg)
 {
-	struct churn *c = arg;
-	struct revocable_provider *rp;
-	struct revocable rev;
-	struct res *got;
-
-	rp = revocable_provider_get_rcu((struct revocable_provider **)&c->rp);
-	got = revocable_access(rp, &rev);
-	if (got) {
-		ck_assert_int_eq(__atomic_load_n(&got->live, __ATOMIC_RELAXED), 1);
-		__atomic_add_fetch(&c->seen, 1, __ATOMIC_RELAXED);
-	}
-	revocable_withdraw_access(&rev);
-	revocable_provider_put(rp);
+	churn_access_once(arg);
 	return NULL;
 }
 

@@ -276,31 +276,7 @@ static void sig_reader_handler(int sig)
 	sig_handled++;
 }
 
-struct sig_storm {
-	pthread_t target;
-	volatile int stop;
-	unsigned long sent;
-	struct test_thread thread;
-};
-
-static void *sig_storm_fn(void *arg)
-{
-	struct sig_storm *st = arg;
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	while (!READ_ONCE(st->stop)) {
-		if (pthread_kill(st->target, SIGUSR2))
-			break;
-		st->sent++;
-		for (volatile int i = 0; i < 100; i++)
-			;
-	}
-	return NULL;
-}
-
-static void sig_storm_start(struct sig_storm *st)
+static void sig_storm_start(struct test_sig_storm *st)
 {
 	struct sigaction sa;
 
@@ -309,15 +285,12 @@ static void sig_storm_start(struct sig_storm *st)
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	ck_assert_int_eq(sigaction(SIGUSR2, &sa, NULL), 0);
-	memset(st, 0, sizeof(*st));
-	st->target = pthread_self();
-	test_thread_start(&st->thread, sig_storm_fn, st);
+	test_sig_storm_start(st, pthread_self(), SIGUSR2);
 }
 
-static void sig_storm_stop(struct sig_storm *st)
+static void sig_storm_stop(struct test_sig_storm *st)
 {
-	WRITE_ONCE(st->stop, 1);
-	JOIN_OR_FAIL(&st->thread, 5000);
+	test_sig_storm_stop(st);
 	signal(SIGUSR2, SIG_IGN);
 }
 
@@ -329,7 +302,7 @@ static void sig_storm_stop(struct sig_storm *st)
 START_TEST(counts_survive_handlers_that_count_in_the_same_domain)
 {
 	struct syncer s = { .ssp = &srcu_a };
-	struct sig_storm st;
+	struct test_sig_storm st;
 	unsigned long end, cap, loops = 0;
 	int idx;
 

@@ -141,22 +141,6 @@ unsigned long test_bound_ms(unsigned long ms)
 	return test_slow() ? 10 * ms : ms;
 }
 
-unsigned long test_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void test_sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts))
-		;
-}
-
 void test_quiesce(void)
 {
 	revocable_domain_barrier(revocable_default_domain());
@@ -197,6 +181,47 @@ int main(void)
  * @thread_only_ok the filter goes on this thread and the threads it creates
  * from now on; without, -ENOSYS.  Returns 0 or a negative errno.
  */
+static void *sig_storm_fn(void *arg)
+{
+	struct test_sig_storm *st = arg;
+
+	while (!READ_ONCE(st->stop)) {
+		if (pthread_kill(st->target, st->sig))
+			break;
+		st->sent++;
+		/* Let the target run a little between two signals. */
+		for (volatile int i = 0; i < 200; i++)
+			;
+	}
+	return NULL;
+}
+
+/*
+ * Every signal is blocked before the thread is created, not by the thread
+ * itself: one delivered in between would run its handler on the new
+ * thread (TSan once reported that race on a handle the handler used).
+ */
+void test_sig_storm_start(struct test_sig_storm *st, pthread_t target,
+			  int sig)
+{
+	sigset_t all, old;
+
+	memset(st, 0, sizeof(*st));
+	st->target = target;
+	st->sig = sig;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	test_thread_start(&st->thread, sig_storm_fn, st);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+unsigned long test_sig_storm_stop(struct test_sig_storm *st)
+{
+	WRITE_ONCE(st->stop, 1);
+	JOIN_OR_FAIL(&st->thread, 5000);
+	return st->sent;
+}
+
 int test_deny_membarrier(bool thread_only_ok)
 {
 	struct sock_filter code[] = {

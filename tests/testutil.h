@@ -18,6 +18,8 @@
 #include <linux/rcupdate.h>
 #include <revocable.h>
 
+#include "clock.h"
+
 /* A thread that fails the test if it does not finish in time. */
 struct test_thread {
 	pthread_t tid;
@@ -77,8 +79,6 @@ void test_res_free(struct test_res *r);
 bool test_slow(void);
 /* A time bound for "promptly": @ms, or ten times that under a slow runner. */
 unsigned long test_bound_ms(unsigned long ms);
-unsigned long test_now_ms(void);
-void test_sleep_ms(unsigned int ms);
 
 /*
  * Checked teardown of every test: let deferred frees and callbacks run, so
@@ -126,6 +126,25 @@ void test_revoker_start(struct test_revoker *r);
 /* revocable_revoke(@slot) on a thread; fails the test if it takes @ms. */
 int test_revoke_bounded(struct revocable_provider __rcu **slot,
 			unsigned int ms);
+
+/*
+ * A thread that sends @sig to @target in a loop until stopped, with a
+ * short pause between two signals.  It runs with every signal blocked, so
+ * a process-directed signal (an interval timer's SIGALRM) never runs its
+ * handler on the storm thread.
+ */
+struct test_sig_storm {
+	pthread_t target;
+	int sig;
+	volatile int stop;
+	unsigned long sent;
+	struct test_thread thread;
+};
+
+void test_sig_storm_start(struct test_sig_storm *st, pthread_t target,
+			  int sig);
+/* Stops the storm (failing the test if it hangs); returns signals sent. */
+unsigned long test_sig_storm_stop(struct test_sig_storm *st);
 
 /* Each suite file defines this; testutil.c has main(). */
 Suite *test_suite(void);
