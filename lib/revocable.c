@@ -218,7 +218,7 @@ struct revocable_domain *revocable_domain_alloc(const char *name)
 {
 	struct revocable_domain *dom;
 
-	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
+	dom = kzalloc_obj(*dom, GFP_KERNEL);
 	if (!dom)
 		return NULL;
 	if (revocable_srcu_init(&dom->srcu)) {
@@ -350,7 +350,7 @@ revocable_provider_alloc_in(struct revocable_domain *dom, void *res)
 
 	if (WARN_ON_ONCE(!dom || !res))
 		return NULL;
-	rp = kzalloc(sizeof(*rp), GFP_KERNEL);
+	rp = kzalloc_obj(*rp, GFP_KERNEL);
 	if (!rp)
 		return NULL;
 	RCU_INIT_POINTER(rp->res, res);

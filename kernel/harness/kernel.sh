@@ -32,9 +32,9 @@ cmd=$1
 # The kernel line: Debian 13's 6.12 (the default) or Debian 12's own 6.1.
 kver=6.12
 case $cmd in
-*-6.1)
-	kver=6.1
-	cmd=${cmd%-6.1}
+*-6.1 | *-7.2)
+	kver=${cmd##*-}
+	cmd=${cmd%-*}
 	;;
 esac
 repo=$(realpath "$2")
@@ -58,6 +58,10 @@ case $kver in
 6.12)
 	configs=("$cfgdir/qemu.config" "$cfgdir/revocable.config" "$cfgdir/revocable-conv.config")
 	series=$repo/kernel/series/series
+	;;
+7.2)
+	configs=("$cfgdir/qemu.config" "$cfgdir/revocable.config")
+	series=$repo/kernel/series-$kver/series
 	;;
 *)
 	configs=("$cfgdir/qemu.config" "$cfgdir/revocable.config" "$cfgdir/revocable-$kver.config")
@@ -107,8 +111,49 @@ preflight() {
 		die "missing packages: ${miss[*]} (apt-get install them: .ci/install installs all the project needs)"
 }
 
+# Linux 7.2 is not in Debian 12: Debian 13's backports carry its
+# linux-source package (architecture all).  It is downloaded, at this
+# version, with apt-get into a private apt state under $kdir from a private
+# sources list naming the host's own mirror (apt checks it against the
+# archive's signed index); the host's apt configuration is not touched.
+source_version_7_2=7.2.12-1~bpo13+1
+
+source_fetch() {
+	local apt=$kdir/apt-source deb mirror
+	local key=/usr/share/keyrings/debian-archive-keyring.gpg
+	local a=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
+		-o Dir::State::status=/dev/null -o Debug::NoLocking=1
+		-o APT::Sandbox::User=root)
+
+	[ "$kver" = 7.2 ] || return 0
+	[ -f "$kdir/source/usr/src/linux-source-$kver.tar.xz" ] && return
+	deb=linux-source-$kver=$source_version_7_2
+	stage "downloading $deb from Debian 13's backports (private apt state in $apt)"
+	# shellcheck disable=SC2016 # apt's own $(FIELD) placeholders
+	mirror=$(apt-get indextargets --no-release-info --format '$(RELEASE) $(REPO_URI)' \
+		2>/dev/null | awk -v c="$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)" \
+		'$1 == c { print $2; exit }')
+	[ -n "$mirror" ] || die "no apt source of the host's own release in /etc/apt"
+	[ -f "$key" ] || die "missing packages: debian-archive-keyring"
+	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$kdir/source"
+	echo "deb [signed-by=$key] $mirror trixie-backports main" > "$apt/sources.list"
+	apt-get -q "${a[@]}" update >/dev/null ||
+		die "apt-get update of trixie-backports failed (is Debian's archive reachable?)"
+	rm -f "$apt"/*.deb
+	(cd "$apt" && apt-get -q "${a[@]}" download "$deb" >/dev/null) ||
+		die "apt-get download $deb failed"
+	dpkg-deb -x "$apt"/linux-source-"$kver"_*.deb "$kdir/source" ||
+		die "dpkg-deb -x of linux-source-$kver failed"
+}
+
 tarball() {
 	local t
+
+	if [ "$kver" = 7.2 ]; then
+		echo "$kdir/source/usr/src/linux-source-$kver.tar.xz"
+		return
+	fi
 	t=$(dpkg -L "linux-source-$kver" 2>/dev/null | grep -F "/linux-source-$kver.tar.xz" | head -n 1)
 	[ -n "$t" ] || t=/usr/src/linux-source-$kver.tar.xz
 	[ -f "$t" ] || die "linux-source-$kver is not installed (.ci/install installs it)"
@@ -119,6 +164,7 @@ extract() {
 	local g=(git -c user.name=librevocable -c user.email=librevocable@localhost)
 
 	[ -f "$stamps/extracted" ] && return
+	source_fetch
 	stage "extracting $(tarball) into $kdir/src (once)"
 	rm -rf "$kdir/src" "$kdir/gen" "$kdir/linux-source-$kver"
 	mkdir -p "$kdir" "$stamps"
@@ -139,7 +185,8 @@ patches() {
 
 	extract
 	stage "regenerating the series from ${series#"$repo"/}, lib/ and kernel/new-files/"
-	"$repo/kernel/harness/series.sh" regen "$repo" "$series" "$kdir/gen" "$kdir/patches" ||
+	CARRY_OVERLAY=$repo/kernel/new-files-$kver \
+		"$repo/kernel/harness/series.sh" regen "$repo" "$series" "$kdir/gen" "$kdir/patches" ||
 		die "the series does not apply"
 	ls "$kdir/patches" | sed 's/^/         /'
 	if [ "${SERIES_CHECK:-1}" = 1 ]; then
@@ -160,12 +207,9 @@ patches() {
 	# 6.1's kernel-doc has no -Wall (and warns about less).
 	stage "scripts/kernel-doc -none"
 	kdw=-Wall
-	[ "$kver" = 6.12 ] || kdw=-Werror
-	out=$(cd "$kdir/gen" && scripts/kernel-doc -none $kdw drivers/base/revocable.c \
-		drivers/base/revocable_devm.c drivers/base/revocable_fops.c \
-		drivers/base/revocable_srcu.c include/linux/revocable_srcu.h \
-		include/linux/revocable.h include/linux/revocable_fops.h \
-		drivers/base/revocable_test.c drivers/base/revocable_fops_test.c 2>&1)
+	[ "$kver" != 6.1 ] || kdw=-Werror
+	out=$(cd "$kdir/gen" && scripts/kernel-doc -none $kdw $(ls drivers/base/revocable*.c \
+		include/linux/revocable*.h) 2>&1)
 	[ -z "$out" ] || { echo "$out"; die "kernel-doc warnings"; }
 	stage "series ready in $kdir/patches"
 }
@@ -753,8 +797,9 @@ test_run() {
 
 case $kver:$cmd in
 6.12:* | 6.1:patches | 6.1:qemu | 6.1:series-update) ;;
+7.2:patches | 7.2:qemu | 7.2:series-update) ;;
 *)
-	echo "$0: only patches-6.1, series-update-6.1 and qemu-6.1 exist for 6.1" >&2
+	echo "$0: only patches, series-update and qemu exist for $kver" >&2
 	exit 2
 	;;
 esac

@@ -13,7 +13,10 @@
 #   lib/revocable.h          -> include/linux/revocable.h, through
 #                               unifdef -D__KERNEL__ -U__cplusplus (the
 #                               userspace and C++ branches go)
-#   kernel/new-files/PATH     -> PATH
+#   kernel/new-files/PATH     -> PATH (kernel/new-files-VERSION/PATH first,
+#                               where the environment's CARRY_OVERLAY
+#                               names that directory: a file that differs
+#                               between kernel lines)
 #
 # A carried file is created by exactly one patch of the series; a later
 # patch that changes it (the 6.1 adaptation) is applied as it stands.
@@ -57,6 +60,12 @@ carry() {
 		[ $rc -le 1 ] || { echo "series.sh: unifdef failed on lib/revocable.h" >&2; exit 1; }
 		;;
 	*)
+		# A kernel line's own version of a file first (CARRY_OVERLAY,
+		# kernel/new-files-7.2/ for Linux 7.2), then the common one.
+		if [ -n "${CARRY_OVERLAY:-}" ] && [ -f "$CARRY_OVERLAY/$1" ]; then
+			cp "$CARRY_OVERLAY/$1" "$2"
+			return
+		fi
 		[ -f "$repo/kernel/new-files/$1" ] || return 1
 		cp "$repo/kernel/new-files/$1" "$2"
 		;;

@@ -33,6 +33,9 @@ static inline void *kzalloc(size_t size, gfp_t flags)
 	return compat_kmalloc(size, flags | __GFP_ZERO);
 }
 
+/* One zeroed object of the type of @P (a variable or a type). */
+#define kzalloc_obj(P, flags)	((typeof(P) *)kzalloc(sizeof(P), (flags)))
+
 static inline void *kmalloc_array(size_t n, size_t size, gfp_t flags)
 {
 	if (size && n > (size_t)-1 / size)

@@ -260,7 +260,7 @@ static int rfo_mmap(struct file *file, struct vm_area_struct *vma)
 		rf = rfo_file(rfo, file);
 		spin_unlock(&rfo->lock);
 		if (!rf) {
-			new = kzalloc(sizeof(*new), GFP_KERNEL);
+			new = kzalloc_obj(*new, GFP_KERNEL);
 			if (!new)
 				return -ENOMEM;
 			new->file = file;
@@ -589,7 +589,7 @@ revocable_fops_create(const struct revocable_fops_desc *desc)
 		c = &direct;
 	}
 
-	rfo = kzalloc(sizeof(*rfo), GFP_KERNEL);
+	rfo = kzalloc_obj(*rfo, GFP_KERNEL);
 	if (!rfo)
 		return ERR_PTR(-ENOMEM);
 	rfo->dom = revocable_domain_alloc(desc->name ?: "revocable_fops");

@@ -83,7 +83,7 @@ static struct tdev *tdev_of(struct file *file)
 static int t_open(struct inode *inode, struct file *file)
 {
 	struct tdev *t = container_of(file->private_data, struct tdev, misc);
-	struct tfile *tf = kzalloc(sizeof(*tf), GFP_KERNEL);
+	struct tfile *tf = kzalloc_obj(*tf, GFP_KERNEL);
 
 	if (!tf)
 		return -ENOMEM;
@@ -262,10 +262,10 @@ static int plug(void)
 
 	if (plugged)
 		return -EBUSY;
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc_obj(*t, GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	t->res = kzalloc(sizeof(*t->res), GFP_KERNEL);
+	t->res = kzalloc_obj(*t->res, GFP_KERNEL);
 	if (t->res)
 		t->res->page = get_zeroed_page(GFP_KERNEL);
 	if (!t->res || !t->res->page) {
