@@ -435,6 +435,7 @@ LIVES = [
 # without it) is left out.
 FORMS = [
     ("srcu_read_lock", "srcu_read_lock + unlock (raw SRCU pair)"),
+    ("srcu_read_lock_fast", "srcu_read_lock_fast + unlock (SRCU-fast, 6.15 on)"),
     ("rcu_read_lock", "rcu_read_lock + unlock"),
     ("percpu_ref_tryget_live", "percpu_ref_tryget_live + put"),
     ("revocable_access_unchecked", "revocable_access_unchecked (call floor)"),
@@ -456,6 +457,10 @@ RATIOS = [
     ("P6 CLASS(revocable) / raw SRCU", "CLASS_revocable", SRCU, "<= 1.2x"),
     ("P6 revocable_try_access / raw SRCU", "revocable_try_access", SRCU, "<= 1.2x"),
     ("P6 upstream WITH / revocable_access", "upstream_WITH", "revocable_access", ">= 3x"),
+    ("M1 our WITH macro / raw SRCU (mainline)", "REVOCABLE_TRY_ACCESS_WITH", SRCU, "<= 0.6x"),
+    ("M1 our WITH macro / SRCU-fast pair", "REVOCABLE_TRY_ACCESS_WITH",
+     "srcu_read_lock_fast", "<= 1.1x"),
+    ("M1 revocable_access / SRCU-fast pair", "revocable_access", "srcu_read_lock_fast", "<= 1.1x"),
     ("   upstream WITH / our WITH macro", "upstream_WITH", "REVOCABLE_TRY_ACCESS_WITH", ""),
     ("   revocable_access / rcu_read_lock", "revocable_access", "rcu_read_lock", ""),
     ("   revocable_access / percpu_ref", "revocable_access", PREF, ""),
@@ -558,9 +563,11 @@ def bench(args):
     ratios, ratio_spread = {}, {}
     for mode, suffix in modes:
         print(f"Ratios, {mode} (per boot, then the median)")
+        mainline = any("srcu_read_lock_fast" + suffix in b for b in boots)
         for lab, num, den, target in RATIOS:
             r = ratio(num + suffix, den + suffix)
-            if not r:
+            # The M rows are mainline's targets: kernels with SRCU-fast.
+            if not r or (lab.startswith("M") and not mainline):
                 continue
             key = f"{num}{suffix}/{den}{suffix}"
             s = boot_spread(r)

@@ -6,6 +6,7 @@
 #
 # usage: kernel.sh patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev|bench-media|gpiod-suite REPO KDIR
 #        kernel.sh patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR
+#        kernel.sh patches-7.2|series-update-7.2|qemu-7.2|bench-7.2 REPO KDIR
 #   REPO  this project's checkout
 #   KDIR  working directory in the build dir (never in the repo), one per
 #         kernel line (build/kernel, build/kernel-6.1):
@@ -797,7 +798,7 @@ test_run() {
 
 case $kver:$cmd in
 6.12:* | 6.1:patches | 6.1:qemu | 6.1:series-update) ;;
-7.2:patches | 7.2:qemu | 7.2:series-update) ;;
+7.2:patches | 7.2:qemu | 7.2:series-update | 7.2:bench) ;;
 *)
 	echo "$0: only patches, series-update and qemu exist for $kver" >&2
 	exit 2
@@ -906,7 +907,7 @@ bench)
 	python3 "$repo/kernel/harness/judge.py" bench "$kdir"/bench/boot-*.log "$kdir/bench.json"
 	;;
 *)
-	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev|bench-media|gpiod-suite|patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR" >&2
+	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev|bench-media|gpiod-suite|patches-6.1|series-update-6.1|qemu-6.1|patches-7.2|series-update-7.2|qemu-7.2|bench-7.2 REPO KDIR" >&2
 	exit 2
 	;;
 esac

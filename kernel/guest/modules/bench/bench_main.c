@@ -35,6 +35,10 @@ MODULE_PARM_DESC(iters, "iterations per measurement");
 
 static int bench_target = 42;
 DEFINE_STATIC_SRCU(bench_srcu);
+#ifdef DEFINE_STATIC_SRCU_FAST
+/* Linux 6.15 on: SRCU-fast, which the core's read side is on mainline. */
+DEFINE_STATIC_SRCU_FAST(bench_srcu_fast);
+#endif
 
 static void percpu_release(struct percpu_ref *ref)
 {
@@ -157,6 +161,21 @@ static u64 loop_srcu(struct bench_ctx *c, unsigned long n)
 	}
 	return sum;
 }
+
+#ifdef DEFINE_STATIC_SRCU_FAST
+static u64 loop_srcu_fast(struct bench_ctx *c, unsigned long n)
+{
+	struct srcu_ctr __percpu *scp;
+	u64 sum = 0;
+
+	while (n--) {
+		scp = srcu_read_lock_fast(&bench_srcu_fast);
+		sum += *srcu_dereference(c->ptr, &bench_srcu_fast);
+		srcu_read_unlock_fast(&bench_srcu_fast, scp);
+	}
+	return sum;
+}
+#endif
 
 static u64 loop_rcu(struct bench_ctx *c, unsigned long n)
 {
@@ -417,6 +436,9 @@ static const struct bench_form {
 	u64 (*fn)(struct bench_ctx *c, unsigned long n);
 } forms[] = {
 	{ "srcu_read_lock", loop_srcu },
+#ifdef DEFINE_STATIC_SRCU_FAST
+	{ "srcu_read_lock_fast", loop_srcu_fast },
+#endif
 	{ "rcu_read_lock", loop_rcu },
 	{ "percpu_ref_tryget_live", loop_percpu_ref },
 	{ "revocable_access_unchecked", loop_unchecked },

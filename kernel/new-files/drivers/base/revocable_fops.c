@@ -170,16 +170,21 @@ static vm_fault_t rfo_vm_page_mkwrite(struct vm_fault *vmf)
 	return rfo->vm_ops->page_mkwrite(vmf);
 }
 
-/* Only open, close, fault and page_mkwrite can be wrapped. */
+/*
+ * Only open, close, fault and page_mkwrite can be wrapped: a copy of @ops
+ * with those cleared must be all NULL, whatever operations this kernel's
+ * vm_operations_struct has.
+ */
 static bool rfo_vm_ops_supported(const struct vm_operations_struct *ops)
 {
-	return !ops->may_split && !ops->mremap && !ops->mprotect &&
-		!ops->huge_fault && !ops->map_pages && !ops->pagesize &&
-		!ops->pfn_mkwrite && !ops->access && !ops->name &&
-#ifdef CONFIG_NUMA
-		!ops->set_policy && !ops->get_policy &&
-#endif
-		!ops->find_special_page;
+	typeof(*ops) rest;		/* a scratch copy, not a table */
+
+	memcpy(&rest, ops, sizeof(rest));
+	rest.open = NULL;
+	rest.close = NULL;
+	rest.fault = NULL;
+	rest.page_mkwrite = NULL;
+	return !memchr_inv(&rest, 0, sizeof(rest));
 }
 
 /*
@@ -449,9 +454,43 @@ static int rfo_release(struct inode *inode, struct file *file)
 
 /* ----- the API ----------------------------------------------------------- */
 
-/* The first operation of @f that the proxy cannot wrap, or NULL. */
+/*
+ * Whether @f has an operation that the proxy neither wraps nor copies: a
+ * copy of @f with those cleared must be all zero, whatever operations this
+ * kernel's file_operations has.
+ */
+static bool rfo_fops_supported(const struct file_operations *f)
+{
+	typeof(*f) rest;		/* a scratch copy, not a table */
+
+	memcpy(&rest, f, sizeof(rest));
+	rest.owner = NULL;
+	rest.fop_flags = 0;
+	rest.open = NULL;
+	rest.release = NULL;
+	rest.llseek = NULL;
+	rest.read = NULL;
+	rest.write = NULL;
+	rest.read_iter = NULL;
+	rest.write_iter = NULL;
+	rest.poll = NULL;
+	rest.unlocked_ioctl = NULL;
+	rest.compat_ioctl = NULL;
+	rest.flush = NULL;
+	rest.fasync = NULL;
+	rest.mmap = NULL;
+	rest.get_unmapped_area = NULL;
+#ifndef CONFIG_MMU
+	rest.mmap_capabilities = NULL;
+#endif
+	return !memchr_inv(&rest, 0, sizeof(rest));
+}
+
+/* For the message: the first operation of @f the proxy cannot wrap. */
 static const char *rfo_unsupported(const struct file_operations *f)
 {
+	if (rfo_fops_supported(f))
+		return NULL;
 	if (f->iopoll)
 		return "iopoll";
 	if (f->iterate_shared)
@@ -460,33 +499,19 @@ static const char *rfo_unsupported(const struct file_operations *f)
 		return "fsync";
 	if (f->lock)
 		return "lock";
-	if (f->check_flags)
-		return "check_flags";
 	if (f->flock)
 		return "flock";
-	if (f->splice_write)
-		return "splice_write";
-	if (f->splice_read)
-		return "splice_read";
-	if (f->splice_eof)
-		return "splice_eof";
+	if (f->splice_read || f->splice_write)
+		return "splice";
 	if (f->setlease)
 		return "setlease";
 	if (f->fallocate)
 		return "fallocate";
 	if (f->show_fdinfo)
 		return "show_fdinfo";
-	if (f->copy_file_range)
-		return "copy_file_range";
-	if (f->remap_file_range)
-		return "remap_file_range";
-	if (f->fadvise)
-		return "fadvise";
 	if (f->uring_cmd)
 		return "uring_cmd";
-	if (f->uring_cmd_iopoll)
-		return "uring_cmd_iopoll";
-	return NULL;
+	return "an operation it does not wrap";
 }
 
 /* The generic proxies of the operations a driver may have wrapped directly. */
