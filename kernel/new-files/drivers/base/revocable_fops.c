@@ -24,6 +24,7 @@
  */
 #include <linux/error-injection.h>
 #include <linux/fs.h>
+#include <linux/kernel.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -33,6 +34,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/stddef.h>
 
 /* An open file of a device whose driver has mmap. */
 struct revocable_fops_file {
@@ -170,21 +172,48 @@ static vm_fault_t rfo_vm_page_mkwrite(struct vm_fault *vmf)
 	return rfo->vm_ops->page_mkwrite(vmf);
 }
 
+/* A member of an operations table, for rfo_table_only(). */
+struct rfo_member {
+	size_t offset;
+	size_t size;
+};
+
+#define RFO_MEMBER(type, member)					\
+	{ offsetof(type, member), sizeof_field(type, member) }
+
 /*
- * Only open, close, fault and page_mkwrite can be wrapped: a copy of @ops
- * with those cleared must be all NULL, whatever operations this kernel's
- * vm_operations_struct has.
+ * Whether the @size bytes of @table are zero outside the members @ok: the
+ * table sets no operation but those, whatever members this kernel's
+ * version of the table has.
  */
+static bool rfo_table_only(const void *table, size_t size,
+			   const struct rfo_member *ok, unsigned int n)
+{
+	const u8 *p = table;
+	unsigned int j;
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		for (j = 0; j < n; j++)
+			if (i >= ok[j].offset && i < ok[j].offset + ok[j].size)
+				break;
+		if (j == n && p[i])
+			return false;
+	}
+	return true;
+}
+
+/* Only open, close, fault and page_mkwrite can be wrapped. */
 static bool rfo_vm_ops_supported(const struct vm_operations_struct *ops)
 {
-	typeof(*ops) rest;		/* a scratch copy, not a table */
+	static const struct rfo_member ok[] = {
+		RFO_MEMBER(typeof(*ops), open),
+		RFO_MEMBER(typeof(*ops), close),
+		RFO_MEMBER(typeof(*ops), fault),
+		RFO_MEMBER(typeof(*ops), page_mkwrite),
+	};
 
-	memcpy(&rest, ops, sizeof(rest));
-	rest.open = NULL;
-	rest.close = NULL;
-	rest.fault = NULL;
-	rest.page_mkwrite = NULL;
-	return !memchr_inv(&rest, 0, sizeof(rest));
+	return rfo_table_only(ops, sizeof(*ops), ok, ARRAY_SIZE(ok));
 }
 
 /*
@@ -454,36 +483,32 @@ static int rfo_release(struct inode *inode, struct file *file)
 
 /* ----- the API ----------------------------------------------------------- */
 
-/*
- * Whether @f has an operation that the proxy neither wraps nor copies: a
- * copy of @f with those cleared must be all zero, whatever operations this
- * kernel's file_operations has.
- */
+/* Whether the proxy wraps or copies every operation @f sets. */
 static bool rfo_fops_supported(const struct file_operations *f)
 {
-	typeof(*f) rest;		/* a scratch copy, not a table */
-
-	memcpy(&rest, f, sizeof(rest));
-	rest.owner = NULL;
-	rest.fop_flags = 0;
-	rest.open = NULL;
-	rest.release = NULL;
-	rest.llseek = NULL;
-	rest.read = NULL;
-	rest.write = NULL;
-	rest.read_iter = NULL;
-	rest.write_iter = NULL;
-	rest.poll = NULL;
-	rest.unlocked_ioctl = NULL;
-	rest.compat_ioctl = NULL;
-	rest.flush = NULL;
-	rest.fasync = NULL;
-	rest.mmap = NULL;
-	rest.get_unmapped_area = NULL;
+	static const struct rfo_member ok[] = {
+		RFO_MEMBER(typeof(*f), owner),
+		RFO_MEMBER(typeof(*f), fop_flags),
+		RFO_MEMBER(typeof(*f), open),
+		RFO_MEMBER(typeof(*f), release),
+		RFO_MEMBER(typeof(*f), llseek),
+		RFO_MEMBER(typeof(*f), read),
+		RFO_MEMBER(typeof(*f), write),
+		RFO_MEMBER(typeof(*f), read_iter),
+		RFO_MEMBER(typeof(*f), write_iter),
+		RFO_MEMBER(typeof(*f), poll),
+		RFO_MEMBER(typeof(*f), unlocked_ioctl),
+		RFO_MEMBER(typeof(*f), compat_ioctl),
+		RFO_MEMBER(typeof(*f), flush),
+		RFO_MEMBER(typeof(*f), fasync),
+		RFO_MEMBER(typeof(*f), mmap),
+		RFO_MEMBER(typeof(*f), get_unmapped_area),
 #ifndef CONFIG_MMU
-	rest.mmap_capabilities = NULL;
+		RFO_MEMBER(typeof(*f), mmap_capabilities),
 #endif
-	return !memchr_inv(&rest, 0, sizeof(rest));
+	};
+
+	return rfo_table_only(f, sizeof(*f), ok, ARRAY_SIZE(ok));
 }
 
 /* For the message: the first operation of @f the proxy cannot wrap. */
