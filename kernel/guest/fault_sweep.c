@@ -36,7 +36,7 @@
  *
  * Needs CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAIL_FUNCTION
  * (kernel/harness/configs/revocable-faults.config), debugfs and configfs
- * mounted, revocable_test.ko, revocable_fops_test.ko, revocable_faults.ko
+ * mounted, test_revocable.ko, test_revocable_fops.ko, revocable_faults.ko
  * (kernel/guest/modules/revocable-faults) and gpio-sim loaded, and
  * uinput.
  *
@@ -71,12 +71,12 @@
 #define FAIL_NTH	"/proc/thread-self/fail-nth"
 #define FEI		DEBUGFS "/fail_function"
 
-/* The revocable kselftest's debugfs driver (revocable_test.ko). */
+/* The revocable kselftest's debugfs driver (test_revocable.ko). */
 #define RT_DIR		DEBUGFS "/revocable_test"
 #define RT_RES		"fault-sweep"
 /* The core's other life cycles (revocable_faults.ko). */
 #define RF_DIR		DEBUGFS "/revocable_faults"
-/* The file-operations kselftest's device (revocable_fops_test.ko). */
+/* The file-operations kselftest's device (test_revocable_fops.ko). */
 #define RFO_DIR		DEBUGFS "/revocable_fops_test"
 #define RFO_NODE	"/dev/revocable_fops_test"
 #define RFO_SYS		"/sys/class/misc/revocable_fops_test"
