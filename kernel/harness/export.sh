@@ -132,8 +132,13 @@ git checkout -q -f --detach pristine
 bad=0
 for p in "$out"/*.patch; do
 	case $p in */0000-*) continue ;; esac
-	res=$(scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID "$p" 2>&1 |
-		grep -E '^total:') || true
+	# Debian's python3 (with python3-ply) first, for scripts/spdxcheck.py.
+	res=$(PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --ignore UNKNOWN_COMMIT_ID "$p" 2>&1) || true
+	if echo "$res" | grep -q '^Traceback'; then
+		echo "$res" >&2
+		die "a helper of checkpatch.pl failed"
+	fi
+	res=$(echo "$res" | grep -E '^total:') || true
 	printf '  %s: %s\n' "$(basename "$p")" "$res"
 	echo "$res" | grep -q '^total: 0 errors, 0 warnings' || bad=1
 done
