@@ -7,7 +7,7 @@
 # usage: kernel.sh patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev|bench-media|gpiod-suite REPO KDIR
 #        kernel.sh patches-6.1|series-update-6.1|qemu-6.1 REPO KDIR
 #        kernel.sh patches-7.2|series-update-7.2|qemu-7.2|bench-7.2 REPO KDIR
-#        kernel.sh export|export-7.2 REPO KDIR
+#        kernel.sh export|export-7.2|bisect|bisect-7.2 REPO KDIR
 #   REPO  this project's checkout
 #   KDIR  working directory in the build dir (never in the repo), one per
 #         kernel line (build/kernel, build/kernel-6.1):
@@ -806,9 +806,47 @@ test_run() {
 	judge
 }
 
+# bisect: every patch of the series builds on its own, as a bisection of
+# the applied series would build it.  The patches are applied one at a
+# time to a clean copy of the pristine tree in src/, and after each the
+# kernel is configured (the run's fragments; the options a later patch
+# adds are not there yet and drop out) and Image and modules are built in
+# out-bisect/.  A failed build, or a compiler warning in a file the patch
+# touches, fails the target.  The test kernel's src/ is re-applied by the
+# next run (its stamp is dropped).
+bisect() {
+	local p n=0 files blog=$kdir/bisect.log warn
+
+	patches
+	out=$kdir/out-bisect
+	rm -f "$stamps/applied"
+	git -C "$ksrc" checkout -q -f --detach pristine
+	git -C "$ksrc" clean -q -fdx
+	: > "$blog"
+	for p in "$kdir"/patches/*.patch; do
+		n=$((n + 1))
+		git -C "$ksrc" -c user.name=librevocable -c user.email=librevocable@localhost \
+			am -q "$p" || die "$(basename "$p") does not apply"
+		stage "patch $n: $(basename "$p")"
+		mkdir -p "$out"
+		(cd "$ksrc" && kmake tinyconfig >/dev/null &&
+		 scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "${configs[@]}" >/dev/null 2>&1 &&
+		 kmake olddefconfig >/dev/null) || die "configuration failed after $(basename "$p")"
+		echo "== $(basename "$p")" >> "$blog"
+		(cd "$ksrc" && kmake Image modules) >> "$blog" 2>&1 ||
+			{ tail -n 30 "$blog"; die "the build fails after $(basename "$p")"; }
+		mapfile -t files < <(git -C "$ksrc" diff-tree -r --no-commit-id --name-only HEAD)
+		warn=$(sed -n "/^== $(basename "$p")\$/,\$p" "$blog" | grep -E ': warning:' |
+			grep -F -f <(printf '%s\n' "${files[@]}") || true)
+		[ -z "$warn" ] || { echo "$warn"; die "$(basename "$p") adds compiler warnings"; }
+	done
+	stage "each of the $n patches builds on its own"
+	echo "$n passed, 0 failed"
+}
+
 case $kver:$cmd in
 6.12:* | 6.1:patches | 6.1:qemu | 6.1:series-update) ;;
-7.2:patches | 7.2:qemu | 7.2:series-update | 7.2:bench | 7.2:export) ;;
+7.2:patches | 7.2:qemu | 7.2:series-update | 7.2:bench | 7.2:export | 7.2:bisect) ;;
 *)
 	echo "$0: only patches, series-update and qemu exist for $kver" >&2
 	exit 2
@@ -826,6 +864,9 @@ export)
 	stage "the series as its sender mails it, into $kdir/export"
 	"$repo/kernel/harness/export.sh" "$kdir" "$series" "$kver" "$kdir/export" ||
 		die "kernel/harness/export.sh failed"
+	;;
+bisect)
+	bisect
 	;;
 series-update)
 	SERIES_CHECK=0 patches
@@ -925,7 +966,7 @@ bench)
 	python3 "$repo/kernel/harness/judge.py" bench "$kdir"/bench/boot-*.log "$kdir/bench.json"
 	;;
 *)
-	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev|bench-media|gpiod-suite|patches-6.1|series-update-6.1|qemu-6.1|patches-7.2|series-update-7.2|qemu-7.2|bench-7.2|export|export-7.2 REPO KDIR" >&2
+	echo "usage: $0 patches|series-update|qemu|qemu-stock|qemu-kcsan|qemu-faults|qemu-media|bench|bench-gpio|bench-evdev|bench-media|gpiod-suite|patches-6.1|series-update-6.1|qemu-6.1|patches-7.2|series-update-7.2|qemu-7.2|bench-7.2|export|export-7.2|bisect|bisect-7.2 REPO KDIR" >&2
 	exit 2
 	;;
 esac

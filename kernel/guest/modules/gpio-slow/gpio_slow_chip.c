@@ -18,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/version.h>
 
 #define SLOW_NLINES	4
 
@@ -43,13 +44,14 @@ static int slow_get(struct gpio_chip *gc, unsigned int offset)
 	return test_bit(offset, values);
 }
 
-static void slow_set(struct gpio_chip *gc, unsigned int offset, int value)
+static int slow_set(struct gpio_chip *gc, unsigned int offset, int value)
 {
 	struct slow_chip *c = gpiochip_get_data(gc);
 	unsigned long *values = c->values;
 
 	usleep_range(delay_us, delay_us + 100);
 	assign_bit(offset, values, value);
+	return 0;
 }
 
 static int slow_get_direction(struct gpio_chip *gc, unsigned int offset)
@@ -60,8 +62,7 @@ static int slow_get_direction(struct gpio_chip *gc, unsigned int offset)
 static int slow_direction_output(struct gpio_chip *gc, unsigned int offset,
 				 int value)
 {
-	slow_set(gc, offset, value);
-	return 0;
+	return slow_set(gc, offset, value);
 }
 
 static int slow_add(void)
@@ -83,7 +84,12 @@ static int slow_add(void)
 	c->gc.ngpio = SLOW_NLINES;
 	c->gc.can_sleep = true;
 	c->gc.get = slow_get;
+	/* 6.12 has both forms, the int one as set_rv; 6.17 kept only that. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 17, 0)
+	c->gc.set_rv = slow_set;
+#else
 	c->gc.set = slow_set;
+#endif
 	c->gc.get_direction = slow_get_direction;
 	c->gc.direction_output = slow_direction_output;
 	ret = gpiochip_add_data(&c->gc, c);
