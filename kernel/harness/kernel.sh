@@ -62,7 +62,8 @@ case $kver in
 	series=$repo/kernel/series/series
 	;;
 7.2)
-	configs=("$cfgdir/qemu.config" "$cfgdir/revocable.config" "$cfgdir/revocable-conv.config")
+	configs=("$cfgdir/qemu.config" "$cfgdir/revocable.config" "$cfgdir/revocable-conv.config"
+		"$cfgdir/revocable-7.2.config")
 	series=$repo/kernel/series-$kver/series
 	;;
 *)
@@ -846,7 +847,7 @@ bisect() {
 
 case $kver:$cmd in
 6.12:* | 6.1:patches | 6.1:qemu | 6.1:series-update) ;;
-7.2:patches | 7.2:qemu | 7.2:series-update | 7.2:bench | 7.2:export | 7.2:bisect) ;;
+7.2:patches | 7.2:qemu | 7.2:qemu-stock | 7.2:series-update | 7.2:bench | 7.2:export | 7.2:bisect) ;;
 *)
 	echo "$0: only patches, series-update and qemu exist for $kver" >&2
 	exit 2
@@ -882,6 +883,7 @@ qemu-stock)
 	SERIES_UPTO=${SERIES_UPTO:-0}
 	out=$kdir/out-stock
 	configs=("$cfgdir/qemu.config" "$cfgdir/revocable-conv.config")
+	[ "$kver" != 7.2 ] || configs+=("$cfgdir/revocable-7.2.config")
 	log=$kdir/console-stock-$SERIES_UPTO.log
 	test_run
 	;;
