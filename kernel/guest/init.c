@@ -262,7 +262,7 @@ static const char *plan_line(char **w, int n, struct plan_step **s)
 	}
 	/* The judge's. */
 	if (!strcmp(w[0], "expect") || !strcmp(w[0], "format") ||
-	    !strcmp(w[0], "skip-ok"))
+	    !strcmp(w[0], "skip-ok") || !strcmp(w[0], "fail-ok"))
 		return NULL;
 	if (!p)
 		return "not in a step";

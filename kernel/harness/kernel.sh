@@ -480,6 +480,14 @@ plan_resolve() {
 			[ ${#w[@]} = 4 ] || die "kernel/harness/plan:$no: usage: put GUEST HOW ARG"
 			puts+=("${w[*]:1}")
 			;;
+		fail-ok-on)
+			# fail-ok-on VERSION NAME REASON...: "fail-ok NAME REASON..."
+			# on that kernel line only.
+			[ ${#w[@]} -ge 4 ] || die "kernel/harness/plan:$no: usage: fail-ok-on VERSION NAME REASON..."
+			[ "${head%% *}" = step ] ||
+				die "kernel/harness/plan:$no: ${w[0]} outside a step"
+			[ "${w[1]}" != "$kver" ] || body+=("	fail-ok ${w[*]:2}")
+			;;
 		userspace | load | modprobe | run | retry | unload | format | skip-ok)
 			[ "${w[0]}" != userspace ] || us=1
 			[ "${head%% *}" = step ] ||
