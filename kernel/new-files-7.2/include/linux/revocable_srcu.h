@@ -16,6 +16,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/srcu.h>
+#include <linux/workqueue.h>
 
 #define revocable_srcu			srcu_struct
 #define revocable_srcu_ctr		srcu_ctr
@@ -65,19 +66,28 @@ static __always_inline void revocable_srcu_read_unlock(struct srcu_struct *ssp,
 }
 
 struct revocable_srcu_waiter {
-	struct rcu_head head;
+	struct work_struct work;
+	struct srcu_struct *ssp;
 	struct completion done;
 };
 
-static inline void revocable_srcu_waiter_done(struct rcu_head *head)
+static inline void revocable_srcu_wait_work(struct work_struct *work)
 {
-	complete(&container_of(head, struct revocable_srcu_waiter, head)->done);
+	struct revocable_srcu_waiter *w =
+		container_of(work, struct revocable_srcu_waiter, work);
+
+	synchronize_srcu_expedited(w->ssp);
+	complete(&w->done);
 }
 
 /*
- * synchronize_srcu() that calls @report(@arg, ms waited) every @every_ms
- * while readers hold it up (never when @every_ms is 0 or @report NULL).
- * The grace period is a normal one: SRCU-fast expedites only on request.
+ * synchronize_srcu_expedited() that calls @report(@arg, ms waited) every
+ * @every_ms while readers hold it up (never when @every_ms is 0 or @report
+ * NULL).  A revoke is what a device's removal waits for, so the grace
+ * period is an expedited one.  SRCU has no asynchronous expedited grace
+ * period, so with the report on, a worker waits for it while this context
+ * waits for the worker with a timeout and reports: the report runs in the
+ * revoker's context, as its contract says.
  */
 static inline void
 revocable_srcu_synchronize_report(struct srcu_struct *ssp,
@@ -86,19 +96,22 @@ revocable_srcu_synchronize_report(struct srcu_struct *ssp,
 						 unsigned int waited_ms),
 				  void *arg)
 {
-	struct revocable_srcu_waiter w;
+	struct revocable_srcu_waiter w = { .ssp = ssp };
 	unsigned long start = jiffies;
 
 	might_sleep();
 	if (!every_ms || !report) {
-		synchronize_srcu(ssp);
+		synchronize_srcu_expedited(ssp);
 		return;
 	}
 	init_completion(&w.done);
-	call_srcu(ssp, &w.head, revocable_srcu_waiter_done);
+	INIT_WORK_ONSTACK(&w.work, revocable_srcu_wait_work);
+	queue_work(system_unbound_wq, &w.work);
 	while (!wait_for_completion_timeout(&w.done,
 					    msecs_to_jiffies(every_ms)))
 		report(arg, jiffies_to_msecs(jiffies - start));
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
 }
 
 #endif /* __LINUX_REVOCABLE_SRCU_H */
