@@ -8,7 +8,7 @@ The matrix (the section "### Misuse matrix" up to the next heading) names
 KUnit cases as `misuse_FUNCTION__MISUSE` and userspace Check tests as
 `FILE.c:CASE`.  Fails when the matrix and the MISUSE_CASE() list of
 kernel/new-files/drivers/base/revocable_test.c differ, when a named case has
-no MISUSE() body, when a FILE.c:CASE is not a START_TEST in tests/, when
+no MISUSE() body, when a FILE.c:CASE is not a TEST() in tests/, when
 a row (of the matrix or of the API contract's per-call tables) gives an
 error code that its function's kernel-doc in lib/revocable.h does not name, or when a cell is missing from fuzz/fuzz_ops.c's
 MISUSE_CELLS (fuzzed there, or not with the reason).
@@ -47,7 +47,8 @@ def main():
     for f, case in checks:
         path = os.path.join(root, "tests", f)
         if not os.path.exists(path) or \
-                not re.search(rf"^START_TEST\({case}\)", open(path).read(), re.M):
+                not re.search(rf"^(?:START_)?TEST\((?:\w+, )?{case}\)",
+                          open(path).read(), re.M):
             print(f"matrix names {f}:{case}, which is not a test in tests/{f}")
             bad += 1
     # The header is the contract: an error code a row gives must be one its

@@ -33,7 +33,10 @@ static void *gp_fn(void *arg)
 
 DEFINE_STATIC_SRCU(bug1_srcu);
 
-START_TEST(bug1_shared_index_hangs_raw_srcu)
+TEST_SUITE("upstream-bugs");
+TEST_GROUP(regressions, "regressions", 60);
+
+TEST(regressions, bug1_shared_index_hangs_raw_srcu)
 {
 	struct gp_thread gp = { .ssp = &bug1_srcu };
 	int shared_idx, a, b;
@@ -88,7 +91,7 @@ static void *bug1_second(void *arg)
 	return NULL;
 }
 
-START_TEST(bug1_shared_handle_cannot_hang_revoke)
+TEST(regressions, bug1_shared_handle_cannot_hang_revoke)
 {
 	struct test_revoker flip = { .slot = NULL };
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
@@ -168,7 +171,7 @@ static void *bug2_consumer(void *arg)
 	return NULL;
 }
 
-START_TEST(bug2_consumer_creation_races_release)
+TEST(regressions, bug2_consumer_creation_races_release)
 {
 	struct revocable_provider __rcu *slot = NULL;
 	volatile bool stop = false;
@@ -223,7 +226,7 @@ static const char *file_read(struct file *f)
 	return ret;
 }
 
-START_TEST(bug3_no_dangling_provider_after_revoke)
+TEST(regressions, bug3_no_dangling_provider_after_revoke)
 {
 	char *res = strdup("hello");
 	struct revocable_provider __rcu *slot = revocable_provider_alloc(res);
@@ -277,7 +280,7 @@ static void *bug4_fn(void *arg)
 	return NULL;
 }
 
-START_TEST(bug4_concurrent_revokers_single_winner)
+TEST(regressions, bug4_concurrent_revokers_single_winner)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("bug4");
 	struct revocable_provider __rcu *slot = NULL;
@@ -341,7 +344,7 @@ static void *sleeper_fn(void *arg)
 	return NULL;
 }
 
-START_TEST(hung_task_avoided_by_two_phase_revoke)
+TEST(regressions, hung_task_avoided_by_two_phase_revoke)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct revocable_provider *begun;
@@ -376,7 +379,7 @@ END_TEST
  * access.  Accesses through the upstream-compatible macro here leave the
  * provider's memory (and so its count) untouched.
  */
-START_TEST(perf_regression_macro_moves_no_refcount)
+TEST(regressions, perf_regression_macro_moves_no_refcount)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	unsigned char before[48];
@@ -392,18 +395,3 @@ START_TEST(perf_regression_macro_moves_no_refcount)
 	revocable_provider_revoke(&rp);
 }
 END_TEST
-
-Suite *test_suite(void)
-{
-	Suite *s = suite_create("upstream-bugs");
-	TCase *tc = test_tcase(s, "regressions", 60);
-
-	tcase_add_test(tc, bug1_shared_index_hangs_raw_srcu);
-	tcase_add_test(tc, bug1_shared_handle_cannot_hang_revoke);
-	tcase_add_test(tc, bug2_consumer_creation_races_release);
-	tcase_add_test(tc, bug3_no_dangling_provider_after_revoke);
-	tcase_add_test(tc, bug4_concurrent_revokers_single_winner);
-	tcase_add_test(tc, hung_task_avoided_by_two_phase_revoke);
-	tcase_add_test(tc, perf_regression_macro_moves_no_refcount);
-	return s;
-}

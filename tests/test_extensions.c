@@ -13,7 +13,10 @@
 
 #include "testutil.h"
 
-START_TEST(domain_alloc_access_revoke_free)
+TEST_SUITE("extensions");
+TEST_GROUP(extensions, "extensions", 30);
+
+TEST(extensions, domain_alloc_access_revoke_free)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("d");
 	struct revocable_provider __rcu *rp;
@@ -30,7 +33,7 @@ START_TEST(domain_alloc_access_revoke_free)
 END_TEST
 
 /* A reader parked in domain A never delays a revoke in domain B. */
-START_TEST(domain_revoke_ignores_other_domains_readers)
+TEST(extensions, domain_revoke_ignores_other_domains_readers)
 {
 	struct revocable_domain *a = revocable_domain_alloc("a");
 	struct revocable_provider __rcu *ra = revocable_provider_alloc_in(a, (void *)1);
@@ -55,7 +58,7 @@ END_TEST
  * free returns at once, without waiting, and the domain's memory lives
  * until the reference is put (ASan and valgrind see the access below).
  */
-START_TEST(domain_free_refuses_while_providers_live)
+TEST(extensions, domain_free_refuses_while_providers_live)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("busy");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -89,7 +92,7 @@ static int domain_id(struct revocable_domain *dom)
  * that here).  Freed in the owner's call when the provider is already
  * released: the id is free at once.
  */
-START_TEST(domain_freed_by_last_release)
+TEST(extensions, domain_freed_by_last_release)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("late");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -116,7 +119,7 @@ END_TEST
  * Domain ids have no cap (there used to be 64): many more domains than
  * that live at once, each usable, and freed ids are handed out again.
  */
-START_TEST(domain_ids_have_no_cap_and_are_reused)
+TEST(extensions, domain_ids_have_no_cap_and_are_reused)
 {
 	enum { N = 300 };
 	struct revocable_domain **doms = calloc(N, sizeof(*doms));
@@ -147,7 +150,7 @@ START_TEST(domain_ids_have_no_cap_and_are_reused)
 }
 END_TEST
 
-START_TEST(get_rcu_counts_and_put_releases)
+TEST(extensions, get_rcu_counts_and_put_releases)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("refs");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -165,7 +168,7 @@ START_TEST(get_rcu_counts_and_put_releases)
 }
 END_TEST
 
-START_TEST(get_rcu_on_empty_slot_is_null)
+TEST(extensions, get_rcu_on_empty_slot_is_null)
 {
 	struct revocable_provider __rcu *rp = NULL;
 
@@ -175,7 +178,7 @@ START_TEST(get_rcu_on_empty_slot_is_null)
 }
 END_TEST
 
-START_TEST(revoke_reports_who_revoked)
+TEST(extensions, revoke_reports_who_revoked)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 
@@ -197,7 +200,7 @@ static void async_cb(void *arg)
 	complete(&d->done);
 }
 
-START_TEST(async_revoke_calls_back_after_readers)
+TEST(extensions, async_revoke_calls_back_after_readers)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct async_done d = { .calls = 0 };
@@ -219,7 +222,7 @@ START_TEST(async_revoke_calls_back_after_readers)
 }
 END_TEST
 
-START_TEST(async_revoke_of_empty_slot_does_not_call_back)
+TEST(extensions, async_revoke_of_empty_slot_does_not_call_back)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct async_done d = { .calls = 0 };
@@ -232,7 +235,7 @@ START_TEST(async_revoke_of_empty_slot_does_not_call_back)
 }
 END_TEST
 
-START_TEST(batch_revoke_counts_and_clears)
+TEST(extensions, batch_revoke_counts_and_clears)
 {
 	enum { N = 100 };
 	struct revocable_domain *dom = revocable_domain_alloc("batch");
@@ -256,7 +259,7 @@ START_TEST(batch_revoke_counts_and_clears)
 }
 END_TEST
 
-START_TEST(batch_revoke_one_grace_period_per_domain)
+TEST(extensions, batch_revoke_one_grace_period_per_domain)
 {
 	enum { N = 1000 };
 	struct revocable_domain *dom = revocable_domain_alloc("gp");
@@ -279,7 +282,7 @@ START_TEST(batch_revoke_one_grace_period_per_domain)
 }
 END_TEST
 
-START_TEST(batch_revoke_waits_for_readers)
+TEST(extensions, batch_revoke_waits_for_readers)
 {
 	struct revocable_provider __rcu *rp[2] = {
 		revocable_provider_alloc((void *)1),
@@ -299,7 +302,7 @@ START_TEST(batch_revoke_waits_for_readers)
 }
 END_TEST
 
-START_TEST(two_phase_begin_fails_new_accesses_wait_drains)
+TEST(extensions, two_phase_begin_fails_new_accesses_wait_drains)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
@@ -317,7 +320,7 @@ START_TEST(two_phase_begin_fails_new_accesses_wait_drains)
 }
 END_TEST
 
-START_TEST(two_phase_wait_without_begin_is_refused)
+TEST(extensions, two_phase_wait_without_begin_is_refused)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
@@ -349,7 +352,7 @@ static void slow_hook(struct revocable_domain *dom, unsigned int waited_ms,
 	WRITE_ONCE(log->last_ms, waited_ms);
 }
 
-START_TEST(slow_revoke_hook_reports_while_waiting)
+TEST(extensions, slow_revoke_hook_reports_while_waiting)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("slow");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -375,7 +378,7 @@ START_TEST(slow_revoke_hook_reports_while_waiting)
 END_TEST
 
 /* The default report names the domain and the thread inside it. */
-START_TEST(slow_revoke_default_report_names_reader_thread)
+TEST(extensions, slow_revoke_default_report_names_reader_thread)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("slowdom");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -400,7 +403,7 @@ START_TEST(slow_revoke_default_report_names_reader_thread)
 }
 END_TEST
 
-START_TEST(unchecked_access_returns_resource_until_revoked)
+TEST(extensions, unchecked_access_returns_resource_until_revoked)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)9);
 	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
@@ -412,7 +415,7 @@ START_TEST(unchecked_access_returns_resource_until_revoked)
 }
 END_TEST
 
-START_TEST(access_through_null_provider_is_null)
+TEST(extensions, access_through_null_provider_is_null)
 {
 	struct revocable acc;
 	unsigned long w = compat_warn_count();
@@ -433,7 +436,7 @@ static void *short_lived(void *arg)
 	return res;
 }
 
-START_TEST(threads_need_no_registration)
+TEST(extensions, threads_need_no_registration)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
@@ -470,7 +473,7 @@ static int done_count(int *n)
  * hang), pending or not, and the domain is intact.  Outside the access
  * both work, and the pending revoke completes.
  */
-START_TEST(domain_waits_inside_access_are_refused)
+TEST(extensions, domain_waits_inside_access_are_refused)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("waits");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -503,7 +506,7 @@ START_TEST(domain_waits_inside_access_are_refused)
 END_TEST
 
 /* No false positive: an access of another domain does not stop them. */
-START_TEST(domain_waits_inside_other_domains_access_work)
+TEST(extensions, domain_waits_inside_other_domains_access_work)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("free-me");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -527,7 +530,7 @@ END_TEST
  * free only): 10 ms each before, when every free waited for liburcu's
  * call_rcu thread and rcu_barrier().
  */
-START_TEST(domain_create_free_is_cheap)
+TEST(extensions, domain_create_free_is_cheap)
 {
 	unsigned int i, n = test_slow() ? 200 : 2000;
 	unsigned long t0 = test_now_ms(), ms;
@@ -556,7 +559,7 @@ START_TEST(domain_create_free_is_cheap)
 END_TEST
 
 /* Out of memory, a domain or provider is NULL with errno ENOMEM. */
-START_TEST(allocation_failure_sets_errno)
+TEST(extensions, allocation_failure_sets_errno)
 {
 	errno = 0;
 	compat_alloc_fail_countdown = 1;
@@ -575,7 +578,7 @@ END_TEST
  * domain_free() runs it in the caller.  The next call_rcu() that can start
  * the worker does so.
  */
-START_TEST(deferred_free_without_rcu_worker)
+TEST(extensions, deferred_free_without_rcu_worker)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("no-rcu-worker");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -619,7 +622,7 @@ static void inline_done_cb(void *arg)
 	__atomic_add_fetch(&d->done, 1, __ATOMIC_SEQ_CST);
 }
 
-START_TEST(async_revoke_without_srcu_worker)
+TEST(extensions, async_revoke_without_srcu_worker)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("no-srcu-worker");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -680,7 +683,7 @@ static void cascade_done(void *arg)
 	c->ret = revocable_revoke_async(&c->dep, count_done, &c->dep_done);
 }
 
-START_TEST(async_cascade_without_srcu_worker)
+TEST(extensions, async_cascade_without_srcu_worker)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("cascade");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -733,7 +736,7 @@ static int threads_named(const char *prefix)
  * process with many domains keeps threads only for those in use; the next
  * async revoke starts another.
  */
-START_TEST(idle_srcu_workers_leave)
+TEST(extensions, idle_srcu_workers_leave)
 {
 	enum { N = 20 };
 	struct revocable_domain *dom[N];
@@ -769,7 +772,7 @@ END_TEST
  * The slow-revoke report names the domain the stuck reader is in by the
  * name it was created with, in the list of threads too.
  */
-START_TEST(slow_revoke_report_names_domain_of_reader)
+TEST(extensions, slow_revoke_report_names_domain_of_reader)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("gpiochip7");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -796,40 +799,3 @@ START_TEST(slow_revoke_report_names_domain_of_reader)
 	ck_assert_int_eq(revocable_domain_free(dom), 0);
 }
 END_TEST
-
-Suite *test_suite(void)
-{
-	Suite *s = suite_create("extensions");
-	TCase *tc = test_tcase(s, "extensions", 30);
-
-	tcase_add_test(tc, domain_alloc_access_revoke_free);
-	tcase_add_test(tc, domain_revoke_ignores_other_domains_readers);
-	tcase_add_test(tc, domain_free_refuses_while_providers_live);
-	tcase_add_test(tc, domain_freed_by_last_release);
-	tcase_add_test(tc, domain_ids_have_no_cap_and_are_reused);
-	tcase_add_test(tc, get_rcu_counts_and_put_releases);
-	tcase_add_test(tc, get_rcu_on_empty_slot_is_null);
-	tcase_add_test(tc, revoke_reports_who_revoked);
-	tcase_add_test(tc, async_revoke_calls_back_after_readers);
-	tcase_add_test(tc, async_revoke_of_empty_slot_does_not_call_back);
-	tcase_add_test(tc, batch_revoke_counts_and_clears);
-	tcase_add_test(tc, batch_revoke_one_grace_period_per_domain);
-	tcase_add_test(tc, batch_revoke_waits_for_readers);
-	tcase_add_test(tc, two_phase_begin_fails_new_accesses_wait_drains);
-	tcase_add_test(tc, two_phase_wait_without_begin_is_refused);
-	tcase_add_test(tc, slow_revoke_hook_reports_while_waiting);
-	tcase_add_test(tc, slow_revoke_default_report_names_reader_thread);
-	tcase_add_test(tc, unchecked_access_returns_resource_until_revoked);
-	tcase_add_test(tc, access_through_null_provider_is_null);
-	tcase_add_test(tc, threads_need_no_registration);
-	tcase_add_test(tc, domain_waits_inside_access_are_refused);
-	tcase_add_test(tc, domain_waits_inside_other_domains_access_work);
-	tcase_add_test(tc, domain_create_free_is_cheap);
-	tcase_add_test(tc, allocation_failure_sets_errno);
-	tcase_add_test(tc, deferred_free_without_rcu_worker);
-	tcase_add_test(tc, async_revoke_without_srcu_worker);
-	tcase_add_test(tc, slow_revoke_report_names_domain_of_reader);
-	tcase_add_test(tc, async_cascade_without_srcu_worker);
-	tcase_add_test(tc, idle_srcu_workers_leave);
-	return s;
-}

@@ -362,7 +362,15 @@ static void set_timer_us(long us)
 	ck_assert_int_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
 }
 
-START_TEST(access_in_signal_handler_inside_access_loses_no_count)
+TEST_SUITE("hostile");
+/*
+ * The inline variant runs the tests whose accesses the inline path makes:
+ * signals, the sandbox and the first access without a key.
+ */
+TEST_GROUP(inline_path, "inline", 120);
+TEST_GROUP(library, "library", 120);
+
+TEST(inline_path, access_in_signal_handler_inside_access_loses_no_count)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("signals");
 	struct test_res *res = test_res_new();
@@ -444,7 +452,6 @@ END_TEST
 
 /* ----- seccomp: membarrier() denied after start-up ----------------------- */
 
-
 static int membarrier_denied_child(void *arg)
 {
 	struct revocable_provider __rcu *rp;
@@ -495,7 +502,7 @@ static int membarrier_denied_child(void *arg)
 	return revoke_every_way("sandboxed");
 }
 
-START_TEST(membarrier_denied_after_start_keeps_working)
+TEST(inline_path, membarrier_denied_after_start_keeps_working)
 {
 	CHILD_OK(membarrier_denied_child, NULL, 30000);
 }
@@ -561,7 +568,7 @@ static int no_key_child(void *arg)
 	return 0;
 }
 
-START_TEST(first_access_without_a_pthread_key)
+TEST(inline_path, first_access_without_a_pthread_key)
 {
 	CHILD_OK(no_key_child, NULL, 30000);
 }
@@ -708,37 +715,37 @@ static void revoke_from_handler_during_grace_period(enum gp_op op)
 	test_res_free(victim_res);
 }
 
-START_TEST(revoke_in_signal_handler_during_grace_period_is_refused)
+TEST(library, revoke_in_signal_handler_during_grace_period_is_refused)
 {
 	revoke_from_handler_during_grace_period(GP_REVOKE);
 }
 END_TEST
 
-START_TEST(revoke_async_in_signal_handler_during_grace_period_is_refused)
+TEST(library, revoke_async_in_signal_handler_during_grace_period_is_refused)
 {
 	revoke_from_handler_during_grace_period(GP_ASYNC);
 }
 END_TEST
 
-START_TEST(revoke_wait_in_signal_handler_during_grace_period_is_refused)
+TEST(library, revoke_wait_in_signal_handler_during_grace_period_is_refused)
 {
 	revoke_from_handler_during_grace_period(GP_WAIT);
 }
 END_TEST
 
-START_TEST(batch_in_signal_handler_during_grace_period_is_refused)
+TEST(library, batch_in_signal_handler_during_grace_period_is_refused)
 {
 	revoke_from_handler_during_grace_period(GP_BATCH);
 }
 END_TEST
 
-START_TEST(barrier_in_signal_handler_during_grace_period_is_refused)
+TEST(library, barrier_in_signal_handler_during_grace_period_is_refused)
 {
 	revoke_from_handler_during_grace_period(GP_BARRIER);
 }
 END_TEST
 
-START_TEST(domain_free_in_signal_handler_during_grace_period_is_refused)
+TEST(library, domain_free_in_signal_handler_during_grace_period_is_refused)
 {
 	revoke_from_handler_during_grace_period(GP_FREE);
 }
@@ -802,7 +809,7 @@ static void *async_revoker_loop(void *arg)
 	return NULL;
 }
 
-START_TEST(revoke_async_in_signal_handler_never_deadlocks)
+TEST(library, revoke_async_in_signal_handler_never_deadlocks)
 {
 	struct async_storm *st = calloc(1, sizeof(*st));
 	struct test_sig_storm storm;
@@ -974,7 +981,7 @@ static int pthread_create_fails_child(void *arg)
 	return 0;
 }
 
-START_TEST(library_without_threads_interposed)
+TEST(library, library_without_threads_interposed)
 {
 	CHILD_OK(pthread_create_fails_child, NULL, 30000);
 }
@@ -1055,7 +1062,7 @@ static int rlimit_nproc_child(void *arg)
 	return 0;
 }
 
-START_TEST(library_without_threads_rlimit_nproc)
+TEST(library, library_without_threads_rlimit_nproc)
 {
 	CHILD_OK(rlimit_nproc_child, NULL, 30000);
 }
@@ -1122,7 +1129,7 @@ static void *many_domains(void *arg)
  * A daemon that gives each of its devices a domain.  The issue's figure is
  * 100,000 live domains; under valgrind (REVOCABLE_TEST_SLOW) 1,000.
  */
-START_TEST(hundred_thousand_live_domains)
+TEST(library, hundred_thousand_live_domains)
 {
 	struct many m = { .n = test_slow() ? 1000 : 100000 };
 
@@ -1148,7 +1155,7 @@ END_TEST
  * also once the library's deferred frees are running (the first provider
  * released starts them).
  */
-START_TEST(domain_create_and_free_are_cheap)
+TEST(library, domain_create_and_free_are_cheap)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	unsigned int n = test_slow() ? 100 : 1000, i;
@@ -1172,7 +1179,7 @@ START_TEST(domain_create_and_free_are_cheap)
 END_TEST
 
 /* When a domain cannot be had, errno says why. */
-START_TEST(domain_alloc_failure_sets_errno)
+TEST(library, domain_alloc_failure_sets_errno)
 {
 	struct revocable_domain *dom;
 	unsigned long k;
@@ -1239,7 +1246,7 @@ static void *wait_inside_access(void *arg)
 	return NULL;
 }
 
-START_TEST(domain_waits_inside_an_access_are_refused)
+TEST(library, domain_waits_inside_an_access_are_refused)
 {
 	struct inside_wait iw = { .free_ret = 1 };
 
@@ -1301,7 +1308,7 @@ static bool lines_with_name(const char *log, const char *needle,
  * given to revocable_domain_alloc(), not by the expression that
  * initialised its SRCU state.
  */
-START_TEST(slow_report_names_the_domain)
+TEST(library, slow_report_names_the_domain)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("hostile-report");
 	struct test_res *res = test_res_new();
@@ -1364,7 +1371,7 @@ static void *jumper(void *arg)
 	return NULL;
 }
 
-START_TEST(access_left_by_siglongjmp_is_reported_and_ends_at_exit)
+TEST(library, access_left_by_siglongjmp_is_reported_and_ends_at_exit)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("hostile-jump");
 	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, (void *)1);
@@ -1468,62 +1475,9 @@ static int unbalanced_child(void *arg)
 	return 0;
 }
 
-START_TEST(slow_report_says_when_counts_do_not_add_up)
+TEST(library, slow_report_says_when_counts_do_not_add_up)
 {
 	CHILD_OK(unbalanced_child, NULL, 20000);
 }
 END_TEST
 #endif /* !_LGPL_SOURCE */
-
-/* ----- the suite --------------------------------------------------------- */
-
-/* HOSTILE_TEST=name runs only that test (Check has no such switch). */
-static bool test_wanted(const TTest *t)
-{
-	const char *only = getenv("HOSTILE_TEST");
-
-	return !only || !strcmp(only, t->name);
-}
-
-#define ADD_TEST(tc, t)							\
-	do {								\
-		if (test_wanted(t))					\
-			tcase_add_test(tc, t);				\
-	} while (0)
-
-/*
- * The inline variant runs the tests whose accesses the inline path makes:
- * signals, the sandbox and the first access without a key.
- */
-Suite *test_suite(void)
-{
-	Suite *s = suite_create("hostile");
-	TCase *ti = test_tcase(s, "inline", 120);
-#ifndef _LGPL_SOURCE
-	TCase *tc = test_tcase(s, "library", 120);
-#endif
-
-	ADD_TEST(ti, access_in_signal_handler_inside_access_loses_no_count);
-	ADD_TEST(ti, membarrier_denied_after_start_keeps_working);
-	ADD_TEST(ti, first_access_without_a_pthread_key);
-
-#ifndef _LGPL_SOURCE
-	ADD_TEST(tc, revoke_in_signal_handler_during_grace_period_is_refused);
-	ADD_TEST(tc, revoke_async_in_signal_handler_during_grace_period_is_refused);
-	ADD_TEST(tc, revoke_wait_in_signal_handler_during_grace_period_is_refused);
-	ADD_TEST(tc, batch_in_signal_handler_during_grace_period_is_refused);
-	ADD_TEST(tc, barrier_in_signal_handler_during_grace_period_is_refused);
-	ADD_TEST(tc, domain_free_in_signal_handler_during_grace_period_is_refused);
-	ADD_TEST(tc, revoke_async_in_signal_handler_never_deadlocks);
-	ADD_TEST(tc, library_without_threads_interposed);
-	ADD_TEST(tc, library_without_threads_rlimit_nproc);
-	ADD_TEST(tc, hundred_thousand_live_domains);
-	ADD_TEST(tc, domain_create_and_free_are_cheap);
-	ADD_TEST(tc, domain_alloc_failure_sets_errno);
-	ADD_TEST(tc, domain_waits_inside_an_access_are_refused);
-	ADD_TEST(tc, slow_report_names_the_domain);
-	ADD_TEST(tc, slow_report_says_when_counts_do_not_add_up);
-	ADD_TEST(tc, access_left_by_siglongjmp_is_reported_and_ends_at_exit);
-#endif
-	return s;
-}

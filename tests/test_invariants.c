@@ -7,7 +7,10 @@
 
 #include "testutil.h"
 
-START_TEST(i1_revoke_returns_only_after_readers_withdrew)
+TEST_SUITE("invariants");
+TEST_GROUP(invariants, "I1-I7", 30);
+
+TEST(invariants, i1_revoke_returns_only_after_readers_withdrew)
 {
 	struct test_res *r = test_res_new();
 	struct revocable_provider __rcu *rp = revocable_provider_alloc(r);
@@ -29,7 +32,7 @@ START_TEST(i1_revoke_returns_only_after_readers_withdrew)
 }
 END_TEST
 
-START_TEST(i2_access_stays_valid_while_revoke_waits)
+TEST(invariants, i2_access_stays_valid_while_revoke_waits)
 {
 	struct test_res *r = test_res_new();
 	struct revocable_provider __rcu *rp = revocable_provider_alloc(r);
@@ -82,7 +85,7 @@ static unsigned long sharers_refused(struct sharer *s)
  * take longer than the 20 revokes, so the revokes go on (10 s at most)
  * until one is seen.
  */
-START_TEST(i3_shared_handle_detected_and_revoke_completes)
+TEST(invariants, i3_shared_handle_detected_and_revoke_completes)
 {
 	struct test_res *r = test_res_new();
 	struct revocable_provider __rcu *rp = revocable_provider_alloc(r);
@@ -122,7 +125,7 @@ START_TEST(i3_shared_handle_detected_and_revoke_completes)
 }
 END_TEST
 
-START_TEST(i3_nested_access_on_one_handle_refused)
+TEST(invariants, i3_nested_access_on_one_handle_refused)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct revocable rev;
@@ -138,7 +141,7 @@ START_TEST(i3_nested_access_on_one_handle_refused)
 }
 END_TEST
 
-START_TEST(i4_provider_outlives_consumer_references)
+TEST(invariants, i4_provider_outlives_consumer_references)
 {
 	struct test_res *r = test_res_new();
 	struct revocable_provider __rcu *rp = revocable_provider_alloc(r);
@@ -192,7 +195,7 @@ static void *getter_fn(void *arg)
 }
 
 /* I4 under load: references taken from the slot race revoke + release. */
-START_TEST(i4_get_rcu_races_revoke_and_release)
+TEST(invariants, i4_get_rcu_races_revoke_and_release)
 {
 	struct revocable_provider __rcu *slot = NULL;
 	struct revocable_provider __rcu *mine;
@@ -225,7 +228,7 @@ START_TEST(i4_get_rcu_races_revoke_and_release)
 }
 END_TEST
 
-START_TEST(i5_double_revoke_is_idempotent)
+TEST(invariants, i5_double_revoke_is_idempotent)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	unsigned long w = compat_warn_count();
@@ -256,7 +259,7 @@ static void *racer_fn(void *arg)
 }
 
 /* I5: of concurrent revokers exactly one revokes; no double put. */
-START_TEST(i5_concurrent_revokers_exactly_one_wins)
+TEST(invariants, i5_concurrent_revokers_exactly_one_wins)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("i5");
 	unsigned long w = compat_warn_count();
@@ -292,7 +295,7 @@ END_TEST
  * I6: an access moves no reference count and writes nothing in the
  * provider; only get/put do.
  */
-START_TEST(i6_access_writes_nothing_in_the_provider)
+TEST(invariants, i6_access_writes_nothing_in_the_provider)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
@@ -319,7 +322,7 @@ START_TEST(i6_access_writes_nothing_in_the_provider)
 END_TEST
 
 /* I6 for the upstream handle: after init, try/withdraw move no count. */
-START_TEST(i6_initialised_handle_access_moves_no_refcount)
+TEST(invariants, i6_initialised_handle_access_moves_no_refcount)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	unsigned char before[48], after[48];
@@ -339,7 +342,7 @@ START_TEST(i6_initialised_handle_access_moves_no_refcount)
 }
 END_TEST
 
-START_TEST(i7_revoke_inside_own_access_is_an_error)
+TEST(invariants, i7_revoke_inside_own_access_is_an_error)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("i7");
 	struct revocable_provider __rcu *rp =
@@ -366,7 +369,7 @@ START_TEST(i7_revoke_inside_own_access_is_an_error)
 }
 END_TEST
 
-START_TEST(i7_revoke_wait_inside_access_refused_then_works)
+TEST(invariants, i7_revoke_wait_inside_access_refused_then_works)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
@@ -387,7 +390,7 @@ START_TEST(i7_revoke_wait_inside_access_refused_then_works)
 END_TEST
 
 /* No false positive: inside domain A, revoking in domain B is fine. */
-START_TEST(i7_revoke_in_other_domain_inside_access_is_fine)
+TEST(invariants, i7_revoke_in_other_domain_inside_access_is_fine)
 {
 	struct revocable_domain *a = revocable_domain_alloc("a");
 	struct revocable_provider __rcu *ra = revocable_provider_alloc_in(a, (void *)1);
@@ -405,7 +408,7 @@ START_TEST(i7_revoke_in_other_domain_inside_access_is_fine)
 }
 END_TEST
 
-START_TEST(i7_batch_revoke_inside_access_is_an_error)
+TEST(invariants, i7_batch_revoke_inside_access_is_an_error)
 {
 	struct revocable_provider __rcu *rp[2] = {
 		revocable_provider_alloc((void *)1),
@@ -426,25 +429,3 @@ START_TEST(i7_batch_revoke_inside_access_is_an_error)
 	revocable_provider_put(ref);
 }
 END_TEST
-
-Suite *test_suite(void)
-{
-	Suite *s = suite_create("invariants");
-	TCase *tc = test_tcase(s, "I1-I7", 30);
-
-	tcase_add_test(tc, i1_revoke_returns_only_after_readers_withdrew);
-	tcase_add_test(tc, i2_access_stays_valid_while_revoke_waits);
-	tcase_add_test(tc, i3_shared_handle_detected_and_revoke_completes);
-	tcase_add_test(tc, i3_nested_access_on_one_handle_refused);
-	tcase_add_test(tc, i4_provider_outlives_consumer_references);
-	tcase_add_test(tc, i4_get_rcu_races_revoke_and_release);
-	tcase_add_test(tc, i5_double_revoke_is_idempotent);
-	tcase_add_test(tc, i5_concurrent_revokers_exactly_one_wins);
-	tcase_add_test(tc, i6_access_writes_nothing_in_the_provider);
-	tcase_add_test(tc, i6_initialised_handle_access_moves_no_refcount);
-	tcase_add_test(tc, i7_revoke_inside_own_access_is_an_error);
-	tcase_add_test(tc, i7_revoke_wait_inside_access_refused_then_works);
-	tcase_add_test(tc, i7_revoke_in_other_domain_inside_access_is_fine);
-	tcase_add_test(tc, i7_batch_revoke_inside_access_is_an_error);
-	return s;
-}

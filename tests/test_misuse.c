@@ -25,7 +25,10 @@ static void *withdraw_elsewhere(void *arg)
 	return NULL;
 }
 
-START_TEST(withdraw_from_another_thread_warns_and_keeps_access)
+TEST_SUITE("misuse");
+TEST_GROUP(misuse, "I8", 20);
+
+TEST(misuse, withdraw_from_another_thread_warns_and_keeps_access)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct revocable rev;
@@ -46,7 +49,7 @@ START_TEST(withdraw_from_another_thread_warns_and_keeps_access)
 }
 END_TEST
 
-START_TEST(null_handle_calls_warn)
+TEST(misuse, null_handle_calls_warn)
 {
 	ck_assert_uint_eq(WARNS(ck_assert_ptr_null(revocable_try_access(NULL))), 1);
 	ASSERT_WARNED_IN_LIB();
@@ -61,7 +64,7 @@ START_TEST(null_handle_calls_warn)
 }
 END_TEST
 
-START_TEST(allocation_failures_are_reported)
+TEST(misuse, allocation_failures_are_reported)
 {
 	struct revocable_provider __rcu *rp;
 
@@ -82,7 +85,7 @@ START_TEST(allocation_failures_are_reported)
 }
 END_TEST
 
-START_TEST(warn_prints_file_line_once_and_counts_always)
+TEST(misuse, warn_prints_file_line_once_and_counts_always)
 {
 	struct revocable rev;
 	unsigned long w = compat_warn_count();
@@ -103,7 +106,7 @@ END_TEST
  * once returned a count there), with one WARN per provider it could not
  * wait for; they complete once the access ends.
  */
-START_TEST(batch_fallback_inside_access_reports_deadlock)
+TEST(misuse, batch_fallback_inside_access_reports_deadlock)
 {
 	struct test_res *r = test_res_new();
 	struct revocable_provider __rcu *a = revocable_provider_alloc(r);
@@ -250,7 +253,7 @@ static void *wait_begun(void *arg)
 	return (void *)(long)revocable_revoke_wait(arg);
 }
 
-START_TEST(racing_waits_finish_once)
+TEST(misuse, racing_waits_finish_once)
 {
 	for (int round = 0; round < 50; round++) {
 		struct revocable_provider __rcu *rp =
@@ -274,7 +277,7 @@ START_TEST(racing_waits_finish_once)
 }
 END_TEST
 
-START_TEST(put_too_many_of_begun_provider_warns_and_wait_still_works)
+TEST(misuse, put_too_many_of_begun_provider_warns_and_wait_still_works)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)7);
 	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
@@ -286,59 +289,38 @@ START_TEST(put_too_many_of_begun_provider_warns_and_wait_still_works)
 }
 END_TEST
 
-START_TEST(revoke_from_done_callback_warns)
+TEST(misuse, revoke_from_done_callback_warns)
 {
 	waiting_from_done_callback(0);
 }
 END_TEST
 
-START_TEST(revoke_wait_from_done_callback_warns)
+TEST(misuse, revoke_wait_from_done_callback_warns)
 {
 	waiting_from_done_callback(1);
 }
 END_TEST
 
-START_TEST(batch_from_done_callback_warns)
+TEST(misuse, batch_from_done_callback_warns)
 {
 	waiting_from_done_callback(2);
 }
 END_TEST
 
-START_TEST(barrier_from_done_callback_warns)
+TEST(misuse, barrier_from_done_callback_warns)
 {
 	waiting_from_done_callback(3);
 }
 END_TEST
 
-START_TEST(domain_free_from_done_callback_warns)
+TEST(misuse, domain_free_from_done_callback_warns)
 {
 	waiting_from_done_callback(4);
 }
 END_TEST
 
-START_TEST(async_revoke_from_done_callback_cascades)
+TEST(misuse, async_revoke_from_done_callback_cascades)
 {
 	waiting_from_done_callback(5);
 }
 END_TEST
-
-Suite *test_suite(void)
-{
-	Suite *s = suite_create("misuse");
-	TCase *tc = test_tcase(s, "I8", 20);
-
-	tcase_add_test(tc, withdraw_from_another_thread_warns_and_keeps_access);
-	tcase_add_test(tc, null_handle_calls_warn);
-	tcase_add_test(tc, allocation_failures_are_reported);
-	tcase_add_test(tc, batch_fallback_inside_access_reports_deadlock);
-	tcase_add_test(tc, warn_prints_file_line_once_and_counts_always);
-	tcase_add_test(tc, racing_waits_finish_once);
-	tcase_add_test(tc, put_too_many_of_begun_provider_warns_and_wait_still_works);
-	tcase_add_test(tc, revoke_from_done_callback_warns);
-	tcase_add_test(tc, revoke_wait_from_done_callback_warns);
-	tcase_add_test(tc, batch_from_done_callback_warns);
-	tcase_add_test(tc, barrier_from_done_callback_warns);
-	tcase_add_test(tc, domain_free_from_done_callback_warns);
-	tcase_add_test(tc, async_revoke_from_done_callback_cascades);
-	return s;
-}

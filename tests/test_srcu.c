@@ -62,7 +62,10 @@ static void *sync_fn(void *arg)
 	return NULL;
 }
 
-START_TEST(read_lock_returns_index_that_flips_per_grace_period)
+TEST_SUITE("compat-srcu");
+TEST_GROUP(srcu, "srcu", 20);
+
+TEST(srcu, read_lock_returns_index_that_flips_per_grace_period)
 {
 	int a, b;
 
@@ -76,7 +79,7 @@ START_TEST(read_lock_returns_index_that_flips_per_grace_period)
 }
 END_TEST
 
-START_TEST(synchronize_waits_for_sleeping_reader)
+TEST(srcu, synchronize_waits_for_sleeping_reader)
 {
 	struct reader r;
 	struct syncer s = { .ssp = &srcu_a };
@@ -90,7 +93,7 @@ START_TEST(synchronize_waits_for_sleeping_reader)
 }
 END_TEST
 
-START_TEST(synchronize_ignores_readers_of_other_domains)
+TEST(srcu, synchronize_ignores_readers_of_other_domains)
 {
 	struct reader r;
 	unsigned long t0;
@@ -115,7 +118,7 @@ static void *lock_and_exit(void *arg)
  * A section left open by a thread that exits is released with it, with a
  * WARN naming the thread; grace periods do not wait for it.
  */
-START_TEST(section_left_open_by_an_exiting_thread_is_released)
+TEST(srcu, section_left_open_by_an_exiting_thread_is_released)
 {
 	struct syncer s = { .ssp = &srcu_a };
 	unsigned long warns = compat_warn_count();
@@ -149,7 +152,7 @@ static void cb_fn(struct rcu_head *head)
 	complete(&c->done);
 }
 
-START_TEST(call_srcu_runs_after_readers_in_order)
+TEST(srcu, call_srcu_runs_after_readers_in_order)
 {
 	struct cb_rec c[2];
 	struct reader r;
@@ -169,7 +172,7 @@ START_TEST(call_srcu_runs_after_readers_in_order)
 }
 END_TEST
 
-START_TEST(read_lock_held_is_per_thread)
+TEST(srcu, read_lock_held_is_per_thread)
 {
 	struct reader r;
 	int idx;
@@ -187,7 +190,7 @@ START_TEST(read_lock_held_is_per_thread)
 }
 END_TEST
 
-START_TEST(cleanup_with_reader_inside_warns_and_keeps_slot)
+TEST(srcu, cleanup_with_reader_inside_warns_and_keeps_slot)
 {
 	struct srcu_struct s;
 	int idx, slot;
@@ -214,7 +217,7 @@ static void kobj_release(struct kref *kref)
 	container_of(kref, struct kobj, kref)->released++;
 }
 
-START_TEST(kref_shim_counts_and_warns_on_underflow)
+TEST(srcu, kref_shim_counts_and_warns_on_underflow)
 {
 	struct kobj o = { .released = 0 };
 
@@ -230,7 +233,7 @@ START_TEST(kref_shim_counts_and_warns_on_underflow)
 }
 END_TEST
 
-START_TEST(completion_timeout_reports_zero_then_remaining)
+TEST(srcu, completion_timeout_reports_zero_then_remaining)
 {
 	struct completion c;
 
@@ -301,7 +304,7 @@ static unsigned long sig_storm_stop(struct test_sig_storm *st)
  * in the same domain: with a load, an add and a store per count, a handler
  * between them loses an update and the index never balances again.
  */
-START_TEST(counts_survive_handlers_that_count_in_the_same_domain)
+TEST(srcu, counts_survive_handlers_that_count_in_the_same_domain)
 {
 	struct syncer s = { .ssp = &srcu_a };
 	struct test_sig_storm st;
@@ -366,7 +369,7 @@ static void *first_access_in_handler_fn(void *arg)
  * made in a signal handler: the registration and the move to a longer
  * array happen there, allocating nothing.
  */
-START_TEST(first_access_and_longer_slots_in_a_handler)
+TEST(srcu, first_access_and_longer_slots_in_a_handler)
 {
 	enum { N = 64 };
 	struct srcu_struct *many = calloc(N, sizeof(*many));
@@ -409,7 +412,7 @@ static void gp_handler(int sig)
 	__atomic_store_n(&gp_asked, 1, __ATOMIC_RELEASE);
 }
 
-START_TEST(handler_in_a_grace_period_would_deadlock)
+TEST(srcu, handler_in_a_grace_period_would_deadlock)
 {
 	struct syncer s = { .ssp = &srcu_a };
 	struct sigaction sa;
@@ -445,7 +448,7 @@ END_TEST
  * No cap: many more domains than the 64 there used to be, ids handed out
  * again once free, creation and teardown without a wait.
  */
-START_TEST(domain_ids_are_unbounded_and_reused)
+TEST(srcu, domain_ids_are_unbounded_and_reused)
 {
 	unsigned int n = test_slow() ? 2000 : 20000, i;
 	struct srcu_struct *d = calloc(n, sizeof(*d));
@@ -477,7 +480,7 @@ START_TEST(domain_ids_are_unbounded_and_reused)
 END_TEST
 
 /* Counts that do not add up keep their id from being handed out again. */
-START_TEST(cleanup_with_skewed_counts_warns_and_keeps_id)
+TEST(srcu, cleanup_with_skewed_counts_warns_and_keeps_id)
 {
 	struct srcu_struct s;
 	int idx, id;
@@ -499,7 +502,7 @@ END_TEST
  * The list of readers names each domain by the name it was given, and
  * says when a thread's counts in a domain do not add up.
  */
-START_TEST(report_names_domains_and_counts_that_do_not_add_up)
+TEST(srcu, report_names_domains_and_counts_that_do_not_add_up)
 {
 	struct srcu_struct s;
 	struct reader r;
@@ -529,7 +532,6 @@ START_TEST(report_names_domains_and_counts_that_do_not_add_up)
 END_TEST
 
 /* ----- membarrier() lost (issue 21) -------------------------------------- */
-
 
 struct busy_reader {
 	int stop;
@@ -607,7 +609,7 @@ static int membarrier_lost_child(void *arg)
 	return 0;
 }
 
-START_TEST(membarrier_lost_at_run_time_switches_to_fences)
+TEST(srcu, membarrier_lost_at_run_time_switches_to_fences)
 {
 	int ret;
 
@@ -684,7 +686,7 @@ static int unregistrable_child(void)
 	return 0;
 }
 
-START_TEST(thread_that_cannot_register_shares_a_block)
+TEST(srcu, thread_that_cannot_register_shares_a_block)
 {
 	int status;
 	pid_t pid;
@@ -706,28 +708,3 @@ START_TEST(thread_that_cannot_register_shares_a_block)
 		      "child status %#x", status);
 }
 END_TEST
-
-Suite *test_suite(void)
-{
-	Suite *s = suite_create("compat-srcu");
-	TCase *tc = test_tcase(s, "srcu", 20);
-
-	tcase_add_test(tc, read_lock_returns_index_that_flips_per_grace_period);
-	tcase_add_test(tc, synchronize_waits_for_sleeping_reader);
-	tcase_add_test(tc, synchronize_ignores_readers_of_other_domains);
-	tcase_add_test(tc, section_left_open_by_an_exiting_thread_is_released);
-	tcase_add_test(tc, call_srcu_runs_after_readers_in_order);
-	tcase_add_test(tc, read_lock_held_is_per_thread);
-	tcase_add_test(tc, cleanup_with_reader_inside_warns_and_keeps_slot);
-	tcase_add_test(tc, kref_shim_counts_and_warns_on_underflow);
-	tcase_add_test(tc, completion_timeout_reports_zero_then_remaining);
-	tcase_add_test(tc, counts_survive_handlers_that_count_in_the_same_domain);
-	tcase_add_test(tc, first_access_and_longer_slots_in_a_handler);
-	tcase_add_test(tc, handler_in_a_grace_period_would_deadlock);
-	tcase_add_test(tc, domain_ids_are_unbounded_and_reused);
-	tcase_add_test(tc, cleanup_with_skewed_counts_warns_and_keeps_id);
-	tcase_add_test(tc, report_names_domains_and_counts_that_do_not_add_up);
-	tcase_add_test(tc, membarrier_lost_at_run_time_switches_to_fences);
-	tcase_add_test(tc, thread_that_cannot_register_shares_a_block);
-	return s;
-}

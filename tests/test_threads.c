@@ -41,7 +41,6 @@ static void free_res(void *arg)
 	test_res_free(arg);
 }
 
-
 /*
  * GCC 12's AddressSanitizer runtime does not take its allocator's locks
  * around fork(), and a thread allocates inside that runtime while it
@@ -113,13 +112,18 @@ static void exit_inside_access(int how)
 	test_log_end();
 }
 
-START_TEST(return_inside_access_is_released)
+TEST_SUITE("threads");
+TEST_GROUP(thread_exit, "exit", 30);
+/* Threads in the child of a multi-threaded parent: not under TSan. */
+TEST_GROUP_TAGGED(fork_mt, "fork", 60, "fork-mt");
+
+TEST(thread_exit, return_inside_access_is_released)
 {
 	exit_inside_access(0);
 }
 END_TEST
 
-START_TEST(pthread_exit_inside_access_is_released)
+TEST(thread_exit, pthread_exit_inside_access_is_released)
 {
 	exit_inside_access(1);
 }
@@ -136,7 +140,7 @@ static void *take_over(void *arg)
 }
 
 /* A handle owned by a thread that exited is idle for everyone else. */
-START_TEST(handle_of_an_exited_thread_is_idle)
+TEST(thread_exit, handle_of_an_exited_thread_is_idle)
 {
 	struct test_res *res = test_res_new();
 	struct revocable_provider __rcu *rp = revocable_provider_alloc(res);
@@ -190,7 +194,7 @@ static void *churn_one(void *arg)
 	return NULL;
 }
 
-START_TEST(thread_churn_with_open_accesses)
+TEST(thread_exit, thread_churn_with_open_accesses)
 {
 	struct revocable_provider __rcu *rp;
 	struct revocable_provider *ref;
@@ -299,19 +303,19 @@ static void cancel_inside_access(int form)
 	close(fds[1]);
 }
 
-START_TEST(cancel_in_read_inside_scoped)
+TEST(thread_exit, cancel_in_read_inside_scoped)
 {
 	cancel_inside_access(0);
 }
 END_TEST
 
-START_TEST(cancel_in_read_inside_with)
+TEST(thread_exit, cancel_in_read_inside_with)
 {
 	cancel_inside_access(1);
 }
 END_TEST
 
-START_TEST(cancel_in_read_inside_handle_access)
+TEST(thread_exit, cancel_in_read_inside_handle_access)
 {
 	cancel_inside_access(2);
 }
@@ -411,7 +415,7 @@ static int exercise_and_fork_again(void *arg)
  * The daemonize pattern: use the library (its service threads start),
  * then fork outside any access.
  */
-START_TEST(fork_after_workers_started)
+TEST(fork_mt, fork_after_workers_started)
 {
 	struct revocable_provider __rcu *a = revocable_provider_alloc((void *)1);
 	struct revocable_provider __rcu *b = revocable_provider_alloc((void *)2);
@@ -485,7 +489,7 @@ static int child_of_scene(void *arg)
 	return exercise(NULL);
 }
 
-START_TEST(fork_while_another_thread_is_inside)
+TEST(fork_mt, fork_while_another_thread_is_inside)
 {
 	struct fork_scene sc = { 0 };
 	struct revocable_provider *ref;
@@ -549,7 +553,7 @@ static int child_after_busy_fork(void *arg)
 	return exercise(NULL);
 }
 
-START_TEST(fork_while_revokes_wait)
+TEST(fork_mt, fork_while_revokes_wait)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct revocable_provider __rcu *as[8];
@@ -617,7 +621,7 @@ static void fork_in_done(void *arg)
 	complete(&f->forked);
 }
 
-START_TEST(fork_from_done_callback)
+TEST(fork_mt, fork_from_done_callback)
 {
 	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
 	struct forker f;
@@ -635,7 +639,7 @@ END_TEST
 
 /* ----- the slow-revoke report -------------------------------------------- */
 
-START_TEST(slow_report_names_threads_inside)
+TEST(thread_exit, slow_report_names_threads_inside)
 {
 	struct revocable_domain *dom = revocable_domain_alloc("reported");
 	struct test_res *res = test_res_new();
@@ -659,27 +663,3 @@ START_TEST(slow_report_names_threads_inside)
 	ck_assert_int_eq(revocable_domain_free(dom), 0);
 }
 END_TEST
-
-Suite *test_suite(void)
-{
-	Suite *s = suite_create("threads");
-	TCase *tc = test_tcase(s, "exit", 30);
-	/* Threads in the child of a multi-threaded parent: not under TSan. */
-	TCase *tf = test_tcase(s, "fork", 60);
-
-	tcase_add_test(tc, return_inside_access_is_released);
-	tcase_add_test(tc, pthread_exit_inside_access_is_released);
-	tcase_add_test(tc, handle_of_an_exited_thread_is_idle);
-	tcase_add_test(tc, thread_churn_with_open_accesses);
-	tcase_add_test(tc, cancel_in_read_inside_scoped);
-	tcase_add_test(tc, cancel_in_read_inside_with);
-	tcase_add_test(tc, cancel_in_read_inside_handle_access);
-	tcase_add_test(tc, slow_report_names_threads_inside);
-
-	tcase_set_tags(tf, "fork-mt");
-	tcase_add_test(tf, fork_after_workers_started);
-	tcase_add_test(tf, fork_while_another_thread_is_inside);
-	tcase_add_test(tf, fork_while_revokes_wait);
-	tcase_add_test(tf, fork_from_done_callback);
-	return s;
-}

@@ -14,7 +14,10 @@
 
 #define REAL_RES ((void *)0x12345678)
 
-START_TEST(try_access_with_macro)
+TEST_SUITE("upstream");
+TEST_GROUP(kunit_scenarios, "kunit-scenarios", 20);
+
+TEST(kunit_scenarios, try_access_with_macro)
 {
 	struct revocable_provider __rcu *rp;
 	unsigned long w;
@@ -36,7 +39,7 @@ START_TEST(try_access_with_macro)
 }
 END_TEST
 
-START_TEST(try_access_scoped_macro)
+TEST(kunit_scenarios, try_access_scoped_macro)
 {
 	struct revocable_provider __rcu *rp;
 	bool accessed;
@@ -63,7 +66,7 @@ START_TEST(try_access_scoped_macro)
 END_TEST
 
 /* A break out of the scoped block must withdraw: revoke then completes. */
-START_TEST(scoped_macro_break_withdraws)
+TEST(kunit_scenarios, scoped_macro_break_withdraws)
 {
 	struct revocable_provider __rcu *rp;
 	unsigned long t0;
@@ -123,7 +126,7 @@ static void *concurrent_consumer(void *arg)
  * arrives during the revoke and sees NULL; consumer 1 leaves and the revoke
  * completes.
  */
-START_TEST(concurrent_access_revoke_waits_late_reader_null)
+TEST(kunit_scenarios, concurrent_access_revoke_waits_late_reader_null)
 {
 	struct revocable_provider __rcu *rp;
 	struct concurrent_ctx ctx[3];
@@ -169,15 +172,3 @@ START_TEST(concurrent_access_revoke_waits_late_reader_null)
 		revocable_deinit(&ctx[i].rev);
 }
 END_TEST
-
-Suite *test_suite(void)
-{
-	Suite *s = suite_create("upstream");
-	TCase *tc = test_tcase(s, "kunit-scenarios", 20);
-
-	tcase_add_test(tc, try_access_with_macro);
-	tcase_add_test(tc, try_access_scoped_macro);
-	tcase_add_test(tc, scoped_macro_break_withdraws);
-	tcase_add_test(tc, concurrent_access_revoke_waits_late_reader_null);
-	return s;
-}

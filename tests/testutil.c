@@ -146,21 +146,89 @@ void test_quiesce(void)
 	revocable_domain_barrier(revocable_default_domain());
 }
 
-TCase *test_tcase(Suite *s, const char *name, unsigned int timeout_s)
-{
-	TCase *tc = tcase_create(name);
+/* The linker collects the TEST() entries of the suite file here. */
+extern const struct test_entry __start_test_entries[];
+extern const struct test_entry __stop_test_entries[];
 
+static int test_entry_cmp(const void *a, const void *b)
+{
+	const TTest *ta = *(*(const struct test_entry *const *)a)->test;
+	const TTest *tb = *(*(const struct test_entry *const *)b)->test;
+
+	return (ta->line > tb->line) - (ta->line < tb->line);
+}
+
+/* The Check test case of @g, created at its first test. */
+static TCase *test_tcase(Suite *s, const struct test_group *g,
+			 const struct test_group **groups, TCase **tcases,
+			 size_t *ngroups)
+{
+	TCase *tc;
+	size_t i;
+
+	for (i = 0; i < *ngroups; i++)
+		if (groups[i] == g)
+			return tcases[i];
+	tc = tcase_create(g->name);
 	tcase_add_checked_fixture(tc, NULL, test_quiesce);
-	tcase_set_timeout(tc, timeout_s);
+	tcase_set_timeout(tc, g->timeout_s);
+	if (g->tags)
+		tcase_set_tags(tc, g->tags);
 	suite_add_tcase(s, tc);
+	groups[*ngroups] = g;
+	tcases[(*ngroups)++] = tc;
 	return tc;
+}
+
+/*
+ * The suite's tests in the order of its file, or only the one TEST_ONLY
+ * names; *@nadded tells how many.
+ */
+static Suite *test_suite(const char *only, size_t *nadded)
+{
+	size_t n = __stop_test_entries - __start_test_entries, ngroups = 0, i;
+	const struct test_entry **order = calloc(n, sizeof(*order));
+	const struct test_group **groups = calloc(n, sizeof(*groups));
+	TCase **tcases = calloc(n, sizeof(*tcases));
+	Suite *s = suite_create(test_suite_name);
+	size_t added = 0;
+
+	if (!order || !groups || !tcases) {
+		perror("test_suite");
+		exit(EXIT_FAILURE);
+	}
+	for (i = 0; i < n; i++)
+		order[i] = &__start_test_entries[i];
+	qsort(order, n, sizeof(*order), test_entry_cmp);
+	for (i = 0; i < n; i++) {
+		const TTest *t = *order[i]->test;
+
+		if (only && strcmp(only, t->name))
+			continue;
+		tcase_add_test(test_tcase(s, order[i]->group, groups, tcases,
+					  &ngroups), t);
+		added++;
+	}
+	free(order);
+	free(groups);
+	free(tcases);
+	*nadded = added;
+	return s;
 }
 
 int main(void)
 {
-	SRunner *sr = srunner_create(test_suite());
+	const char *only = getenv("TEST_ONLY");
+	size_t added;
+	SRunner *sr = srunner_create(test_suite(only, &added));
 	int failed;
 
+	if (!added) {
+		fprintf(stderr, "%s: no test %s\n", test_suite_name,
+			only ? only : "registered");
+		srunner_free(sr);
+		return EXIT_FAILURE;
+	}
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

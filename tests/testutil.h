@@ -87,11 +87,41 @@ unsigned long test_bound_ms(unsigned long ms);
 void test_quiesce(void);
 
 /*
- * A test case of suite @s named @name, each test bounded by @timeout_s
- * seconds and followed by test_quiesce(); tests are added to what it
- * returns.
+ * Tests register themselves: a suite file names its suite once with
+ * TEST_SUITE(), its groups with TEST_GROUP() (a Check test case: each test
+ * bounded by @timeout_s seconds and followed by test_quiesce()), and writes
+ * each test as TEST(group, name) { ... } END_TEST.  testutil.c's main()
+ * runs them in the order of the file; TEST_ONLY=name runs only that test.
+ * A test cannot be written and then left out of its suite.
  */
-TCase *test_tcase(Suite *s, const char *name, unsigned int timeout_s);
+struct test_group {
+	const char *name;
+	unsigned int timeout_s;
+	const char *tags;		/* Check's tags, or NULL */
+};
+
+struct test_entry {
+	const struct test_group *group;
+	const TTest *const *test;
+};
+
+#define TEST_SUITE(name)	const char test_suite_name[] = name
+
+#define TEST_GROUP_TAGGED(var, name, timeout_s, tags)			\
+	static const struct test_group var __attribute__((__unused__)) = \
+		{ (name), (timeout_s), (tags) }
+
+#define TEST_GROUP(var, name, timeout_s)				\
+	TEST_GROUP_TAGGED(var, name, timeout_s, NULL)
+
+#define TEST(group, fn)							\
+	static const TTest *fn;						\
+	static const struct test_entry fn##_entry			\
+	__attribute__((__used__, __section__("test_entries"))) =	\
+		{ &(group), &fn };					\
+	START_TEST(fn)
+
+extern const char test_suite_name[];
 
 /*
  * A reader thread: enters an access through @ref, signals, and stays inside
@@ -145,9 +175,6 @@ void test_sig_storm_start(struct test_sig_storm *st, pthread_t target,
 			  int sig);
 /* Stops the storm (failing the test if it hangs); returns signals sent. */
 unsigned long test_sig_storm_stop(struct test_sig_storm *st);
-
-/* Each suite file defines this; testutil.c has main(). */
-Suite *test_suite(void);
 
 int test_deny_membarrier(bool thread_only_ok);
 
