@@ -182,6 +182,18 @@ static bool inject_fail(enum inject_kind kind)
 	return true;
 }
 
+/* inject_fail() for an allocator that reports failure by errno. */
+static bool inject_enomem(enum inject_kind kind)
+{
+	if (!inject_fail(kind))
+		return false;
+	errno = ENOMEM;
+	return true;
+}
+
+/* The real function @fn, looked up at its first call. */
+#define REAL(fn)	(real.fn ? real.fn : (resolve(), real.fn))
+
 void *malloc(size_t size)
 {
 	if (!real.malloc) {
@@ -189,11 +201,7 @@ void *malloc(size_t size)
 			return arena_alloc(size);
 		resolve();
 	}
-	if (inject_fail(INJ_MALLOC)) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return real.malloc(size);
+	return inject_enomem(INJ_MALLOC) ? NULL : real.malloc(size);
 }
 
 void *calloc(size_t n, size_t size)
@@ -211,20 +219,14 @@ void *calloc(size_t n, size_t size)
 		}
 		resolve();
 	}
-	if (inject_fail(INJ_CALLOC)) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return real.calloc(n, size);
+	return inject_enomem(INJ_CALLOC) ? NULL : real.calloc(n, size);
 }
 
 void free(void *p)
 {
 	if (!p || in_arena(p))
 		return;
-	if (!real.free)
-		resolve();
-	real.free(p);
+	REAL(free)(p);
 }
 
 void *realloc(void *p, size_t size)
@@ -246,61 +248,45 @@ void *realloc(void *p, size_t size)
 		resolve();
 	}
 	/* A realloc to 0 frees; it is no allocation that can fail. */
-	if ((!p || size) && inject_fail(INJ_REALLOC)) {
-		errno = ENOMEM;
+	if ((!p || size) && inject_enomem(INJ_REALLOC))
 		return NULL;
-	}
 	return real.realloc(p, size);
 }
 
 int posix_memalign(void **pp, size_t align, size_t size)
 {
-	if (!real.posix_memalign)
-		resolve();
 	if (inject_fail(INJ_MEMALIGN))
 		return ENOMEM;
-	return real.posix_memalign(pp, align, size);
+	return REAL(posix_memalign)(pp, align, size);
 }
 
 void *aligned_alloc(size_t align, size_t size)
 {
-	if (!real.aligned_alloc)
-		resolve();
-	if (inject_fail(INJ_MEMALIGN)) {
-		errno = ENOMEM;
+	if (inject_enomem(INJ_MEMALIGN))
 		return NULL;
-	}
-	return real.aligned_alloc(align, size);
+	return REAL(aligned_alloc)(align, size);
 }
 
 void *memalign(size_t align, size_t size)
 {
-	if (!real.memalign)
-		resolve();
-	if (inject_fail(INJ_MEMALIGN)) {
-		errno = ENOMEM;
+	if (inject_enomem(INJ_MEMALIGN))
 		return NULL;
-	}
-	return real.memalign(align, size);
+	return REAL(memalign)(align, size);
 }
 
 int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 		   void *(*fn)(void *), void *arg)
 {
-	if (!real.pthread_create)
-		resolve();
 	if (inject_fail(INJ_THREAD))
 		return EAGAIN;
-	return real.pthread_create(t, attr, fn, arg);
+	return REAL(pthread_create)(t, attr, fn, arg);
 }
 
 int pthread_key_create(pthread_key_t *key, void (*dtor)(void *))
 {
-	if (!real.pthread_key_create)
-		resolve();
 	if (inject_fail(INJ_KEY))
 		return EAGAIN;
-	return real.pthread_key_create(key, dtor);
+	return REAL(pthread_key_create)(key, dtor);
 }
 
 /* ----- the workload ------------------------------------------------------ */

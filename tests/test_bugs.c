@@ -20,17 +20,6 @@
  * never ends, exactly as upstream's revoke hung.  This proves the compat
  * SRCU is faithful enough for the next test to mean something.
  */
-struct gp_thread {
-	struct srcu_struct *ssp;
-	struct test_thread thread;
-};
-
-static void *gp_fn(void *arg)
-{
-	synchronize_srcu(((struct gp_thread *)arg)->ssp);
-	return NULL;
-}
-
 DEFINE_STATIC_SRCU(bug1_srcu);
 
 TEST_SUITE("upstream-bugs");
@@ -38,13 +27,13 @@ TEST_GROUP(regressions, "regressions", 60);
 
 TEST(regressions, bug1_shared_index_hangs_raw_srcu)
 {
-	struct gp_thread gp = { .ssp = &bug1_srcu };
+	struct test_syncer gp;
 	int shared_idx, a, b;
 	unsigned long t0;
 
 	a = srcu_read_lock(&bug1_srcu);
 	shared_idx = a;
-	test_thread_start(&gp.thread, gp_fn, &gp);
+	test_syncer_start(&gp, &bug1_srcu);
 	/* The grace period flips the index, then waits for a. */
 	for (t0 = test_now_ms(); (READ_ONCE(bug1_srcu.reader.idx) & 1) == (unsigned int)a &&
 	     test_now_ms() - t0 < test_bound_ms(5000);)

@@ -1310,30 +1310,15 @@ static bool lines_with_name(const char *log, const char *needle,
  */
 TEST(library, slow_report_names_the_domain)
 {
-	struct revocable_domain *dom = revocable_domain_alloc("hostile-report");
-	struct test_res *res = test_res_new();
-	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, res);
-	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
-	struct test_reader reader;
+	bool live;
+	const char *text = test_slow_report("hostile-report", &live);
 	unsigned int seen;
 
-	ck_assert_int_eq(revocable_domain_set_slow(dom, 50, NULL, NULL), 0);
-	test_log_capture();
-	test_reader_start(&reader, ref, test_bound_ms(400), "holder");
-	ck_assert_int_eq(test_revoke_bounded(&rp, test_bound_ms(5000)), 1);
-	JOIN_OR_FAIL(&reader.thread, 5000);
-	ck_assert_msg(strstr(test_log_text(), "hostile-report"), "report: %s",
-		      test_log_text());
-	ck_assert_msg(lines_with_name(test_log_text(), "(holder)", "hostile-report",
-				      &seen) && seen,
-		      "the thread list does not name the domain: %s", test_log_text());
-	ck_assert_msg(!strstr(test_log_text(), "&dom->srcu"), "report: %s",
-		      test_log_text());
+	ck_assert_msg(strstr(text, "hostile-report"), "report: %s", text);
+	ck_assert_msg(lines_with_name(text, "(holder)", "hostile-report", &seen) &&
+		      seen, "the thread list does not name the domain: %s", text);
+	ck_assert_msg(!strstr(text, "&dom->srcu"), "report: %s", text);
 	test_log_end();
-	test_res_free(res);
-	revocable_provider_put(ref);
-	revocable_domain_barrier(dom);
-	ck_assert_int_eq(revocable_domain_free(dom), 0);
 }
 END_TEST
 

@@ -51,17 +51,6 @@ static void reader_start(struct reader *r, struct srcu_struct *ssp)
 	WAIT_OR_FAIL(&r->inside, 5000);
 }
 
-struct syncer {
-	struct srcu_struct *ssp;
-	struct test_thread thread;
-};
-
-static void *sync_fn(void *arg)
-{
-	synchronize_srcu(((struct syncer *)arg)->ssp);
-	return NULL;
-}
-
 TEST_SUITE("compat-srcu");
 TEST_GROUP(srcu, "srcu", 20);
 
@@ -82,10 +71,10 @@ END_TEST
 TEST(srcu, synchronize_waits_for_sleeping_reader)
 {
 	struct reader r;
-	struct syncer s = { .ssp = &srcu_a };
+	struct test_syncer s;
 
 	reader_start(&r, &srcu_a);
-	test_thread_start(&s.thread, sync_fn, &s);
+	test_syncer_start(&s, &srcu_a);
 	ck_assert(!test_thread_join(&s.thread, 150));
 	complete(&r.leave);
 	JOIN_OR_FAIL(&r.thread, 5000);
@@ -120,7 +109,7 @@ static void *lock_and_exit(void *arg)
  */
 TEST(srcu, section_left_open_by_an_exiting_thread_is_released)
 {
-	struct syncer s = { .ssp = &srcu_a };
+	struct test_syncer s;
 	unsigned long warns = compat_warn_count();
 	pthread_t t;
 	int idx;
@@ -130,7 +119,7 @@ TEST(srcu, section_left_open_by_an_exiting_thread_is_released)
 	ck_assert_uint_eq(compat_warn_count(), warns + 1);
 	ck_assert_msg(!strncmp(compat_warn_last_site(), "thread.c:", 9),
 		      "WARN at %s", compat_warn_last_site());
-	test_thread_start(&s.thread, sync_fn, &s);
+	test_syncer_start(&s, &srcu_a);
 	JOIN_OR_FAIL(&s.thread, 5000);
 	ck_assert(!srcu_read_lock_held(&srcu_a));
 }
@@ -306,7 +295,7 @@ static unsigned long sig_storm_stop(struct test_sig_storm *st)
  */
 TEST(srcu, counts_survive_handlers_that_count_in_the_same_domain)
 {
-	struct syncer s = { .ssp = &srcu_a };
+	struct test_syncer s;
 	struct test_sig_storm st;
 	unsigned long end, cap, sent, loops = 0;
 	int idx;
@@ -333,7 +322,7 @@ TEST(srcu, counts_survive_handlers_that_count_in_the_same_domain)
 	ck_assert_msg(own_counts_balance(&srcu_a),
 		      "a count was lost (%lu loops, %lu handled)", loops,
 		      sig_handled);
-	test_thread_start(&s.thread, sync_fn, &s);
+	test_syncer_start(&s, &srcu_a);
 	JOIN_OR_FAIL(&s.thread, (unsigned int)test_bound_ms(5000));
 }
 END_TEST
@@ -373,7 +362,7 @@ TEST(srcu, first_access_and_longer_slots_in_a_handler)
 {
 	enum { N = 64 };
 	struct srcu_struct *many = calloc(N, sizeof(*many));
-	struct syncer s;
+	struct test_syncer s;
 	struct test_thread t;
 	int i;
 
@@ -387,8 +376,7 @@ TEST(srcu, first_access_and_longer_slots_in_a_handler)
 	test_thread_start(&t, first_access_in_handler_fn, NULL);
 	JOIN_OR_FAIL(&t, 5000);
 	ck_assert_int_eq(first_access_result, 0);
-	s.ssp = sig_far;
-	test_thread_start(&s.thread, sync_fn, &s);
+	test_syncer_start(&s, sig_far);
 	JOIN_OR_FAIL(&s.thread, 5000);
 	signal(SIGUSR2, SIG_IGN);
 	for (i = 0; i < N; i++)
@@ -414,7 +402,7 @@ static void gp_handler(int sig)
 
 TEST(srcu, handler_in_a_grace_period_would_deadlock)
 {
-	struct syncer s = { .ssp = &srcu_a };
+	struct test_syncer s;
 	struct sigaction sa;
 	struct reader r;
 
@@ -426,7 +414,7 @@ TEST(srcu, handler_in_a_grace_period_would_deadlock)
 	sigemptyset(&sa.sa_mask);
 	ck_assert_int_eq(sigaction(SIGUSR2, &sa, NULL), 0);
 	reader_start(&r, &srcu_a);
-	test_thread_start(&s.thread, sync_fn, &s);
+	test_syncer_start(&s, &srcu_a);
 	ck_assert(!test_thread_join(&s.thread, 100));
 	ck_assert_int_eq(pthread_kill(s.thread.tid, SIGUSR2), 0);
 	for (int i = 0; i < 5000 && !__atomic_load_n(&gp_asked, __ATOMIC_ACQUIRE); i++)
@@ -569,7 +557,7 @@ static void *busy_reader_fn(void *arg)
 static int membarrier_lost_child(void *arg)
 {
 	struct busy_reader b = { 0 };
-	struct syncer s = { .ssp = &srcu_a };
+	struct test_syncer s;
 	struct reader r;
 	unsigned long loops;
 	int i, err;
@@ -588,7 +576,7 @@ static int membarrier_lost_child(void *arg)
 		return 77;
 	}
 	CHILD_CHECK(err == 0);
-	test_thread_start(&s.thread, sync_fn, &s);
+	test_syncer_start(&s, &srcu_a);
 	CHILD_CHECK(!test_thread_join(&s.thread, 100));
 	complete(&r.leave);
 	CHILD_CHECK(test_thread_join(&r.thread, 5000));
@@ -658,7 +646,7 @@ static int unregistrable_child(void)
 {
 	enum { N = 40 };
 	static struct srcu_struct many[N];
-	struct syncer s = { .ssp = &many[N - 1] };
+	struct test_syncer s;
 	unsigned long w = compat_warn_count();
 	struct test_thread t;
 	struct rlimit rl, old;
@@ -677,7 +665,7 @@ static int unregistrable_child(void)
 		usleep(1000);
 	CHILD_CHECK(setrlimit(RLIMIT_AS, &old) == 0);
 	CHILD_CHECK(compat_warn_count() > w);
-	test_thread_start(&s.thread, sync_fn, &s);
+	test_syncer_start(&s, &many[N - 1]);
 	CHILD_CHECK(!test_thread_join(&s.thread, 100));
 	CHILD_CHECK(write(unregistrable_pipe[1], "x", 1) == 1);
 	CHILD_CHECK(test_thread_join(&t, 5000));

@@ -99,6 +99,18 @@ static void *test_revoker_fn(void *arg)
 	return NULL;
 }
 
+static void *test_syncer_fn(void *arg)
+{
+	synchronize_srcu(((struct test_syncer *)arg)->ssp);
+	return NULL;
+}
+
+void test_syncer_start(struct test_syncer *s, struct srcu_struct *ssp)
+{
+	s->ssp = ssp;
+	test_thread_start(&s->thread, test_syncer_fn, s);
+}
+
 void test_revoker_start(struct test_revoker *r)
 {
 	r->ret = -1;
@@ -473,4 +485,25 @@ int test_in_child(int (*fn)(void *arg), void *arg, unsigned int ms)
 	if (ret == CHILD_HUNG)
 		fprintf(stderr, "child %d hung\n", (int)pid);
 	return ret;
+}
+
+const char *test_slow_report(const char *domain, bool *saw_live)
+{
+	struct revocable_domain *dom = revocable_domain_alloc(domain);
+	struct test_res *res = test_res_new();
+	struct revocable_provider __rcu *rp = revocable_provider_alloc_in(dom, res);
+	struct revocable_provider *ref = revocable_provider_get_rcu(&rp);
+	struct test_reader reader;
+
+	ck_assert_int_eq(revocable_domain_set_slow(dom, 50, NULL, NULL), 0);
+	test_log_capture();
+	test_reader_start(&reader, ref, test_bound_ms(400), "holder");
+	ck_assert_int_eq(test_revoke_bounded(&rp, test_bound_ms(5000)), 1);
+	JOIN_OR_FAIL(&reader.thread, 5000);
+	*saw_live = reader.saw_live;
+	test_res_free(res);
+	revocable_provider_put(ref);
+	revocable_domain_barrier(dom);
+	ck_assert_int_eq(revocable_domain_free(dom), 0);
+	return test_log_text();
 }

@@ -16,6 +16,7 @@
 #include <linux/bug.h>
 #include <linux/completion.h>
 #include <linux/rcupdate.h>
+#include <linux/srcu.h>
 #include <revocable.h>
 
 #include "clock.h"
@@ -143,6 +144,14 @@ void test_reader_start(struct test_reader *r, struct revocable_provider *ref,
 		       unsigned int hold_ms, const char *name);
 void test_reader_stop(struct test_reader *r);
 
+/* A thread in synchronize_srcu(@ssp), started by test_syncer_start(). */
+struct test_syncer {
+	struct srcu_struct *ssp;
+	struct test_thread thread;
+};
+
+void test_syncer_start(struct test_syncer *s, struct srcu_struct *ssp);
+
 /* A thread that revokes a slot, or a batch of slots when @slots is set. */
 struct test_revoker {
 	struct revocable_provider __rcu **slot;
@@ -189,6 +198,14 @@ const char *test_log_text(void);
 /* Whether @needle shows in the captured text within @ms (stretched). */
 bool test_log_wait_for(const char *needle, unsigned int ms);
 void test_log_end(void);
+
+/*
+ * A revoke in a new domain named @domain, with a 50 ms slow report, that
+ * waits for a thread named "holder" inside an access for 400 ms.  Returns
+ * the report (test_log_text(); test_log_end() stops the capture) and
+ * whether the reader saw its resource live all along.
+ */
+const char *test_slow_report(const char *domain, bool *saw_live);
 int test_child_result(pid_t pid, unsigned int ms);
 
 /*

@@ -19,18 +19,15 @@ void __tsan_acquire(void *addr) __attribute__((__weak__));
 void __tsan_release(void *addr) __attribute__((__weak__));
 
 /* Where a happens-before edge begins and where it ends, on @addr. */
-#define compat_hb_before(addr)						\
-	do {								\
-		__revocable_vg_hb(__REVOCABLE_VG_HB_BEFORE, (addr));	\
-		if (__tsan_release)					\
-			__tsan_release(__revocable_addr(addr));		\
-	} while (0)
+#define compat_hb_before(addr)	__compat_hb(BEFORE, __tsan_release, addr)
+#define compat_hb_after(addr)	__compat_hb(AFTER, __tsan_acquire, addr)
 
-#define compat_hb_after(addr)						\
+/* Tells valgrind's and ThreadSanitizer's race detectors, when present. */
+#define __compat_hb(vg_kind, tsan_fn, addr)				\
 	do {								\
-		__revocable_vg_hb(__REVOCABLE_VG_HB_AFTER, (addr));	\
-		if (__tsan_acquire)					\
-			__tsan_acquire(__revocable_addr(addr));		\
+		__revocable_vg_hb(__REVOCABLE_VG_HB_##vg_kind, (addr));	\
+		if (tsan_fn)						\
+			tsan_fn(__revocable_addr(addr));		\
 	} while (0)
 
 /*
