@@ -244,6 +244,57 @@ static void json_close(void)
 
 /* ----- sections -------------------------------------------------------------- */
 
+/*
+ * The design's ratios over the access table: row @num on thread count
+ * @nt against row @den on @dt (0: 1 thread, 1: 2 threads), of the time
+ * per operation or of the aggregate throughput.
+ */
+struct ratio {
+	const char *key, *label;
+	int num, nt, den, dt;
+	enum { NS, MOPS } of;
+	const char *goal;
+};
+
+static const struct ratio access_ratios[] = {
+	{ "p1_lgpl_access_vs_urcu",
+	  "P1 _LGPL_SOURCE access / liburcu inline, 1 thread",
+	  P_LGPL_REF, 0, P_URCU, 0, NS, "<= 1.5x" },
+	{ "p1_lgpl_with_vs_urcu",
+	  "P1 _LGPL_SOURCE WITH / liburcu inline, 1 thread",
+	  P_LGPL_WITH, 0, P_URCU, 0, NS, "<= 1.5x" },
+	{ "p1_lgpl_handle_vs_urcu",
+	  "P1 _LGPL_SOURCE try_access / liburcu inline, 1 thread",
+	  P_LGPL_HANDLE, 0, P_URCU, 0, NS, "<= 1.5x" },
+	{ "p1_refcount_vs_lgpl_access",
+	  "P1 refcount get/put / _LGPL_SOURCE access, 1 thread",
+	  P_REFCOUNT, 0, P_LGPL_REF, 0, NS, ">= 2x" },
+	{ "p2_lgpl_scaling_2t",
+	  "P2 _LGPL_SOURCE access, 2 threads / 1 thread aggregate",
+	  P_LGPL_REF, 1, P_LGPL_REF, 0, MOPS, ">= 1.8x" },
+	{ "p1_access_vs_urcu",
+	  "static access / liburcu inline, 1 thread",
+	  P_OURS_REF, 0, P_URCU, 0, NS, NULL },
+	{ "p1_so_access_vs_urcu_call",
+	  ".so access / liburcu called, 1 thread",
+	  P_SO_REF, 0, P_URCU_OUTLINE, 0, NS, "<= 1x" },
+	{ "p2_scaling_2t",
+	  "P2 static access, 2 threads / 1 thread aggregate",
+	  P_OURS_REF, 1, P_OURS_REF, 0, MOPS, ">= 1.8x" },
+	{ "p2_vs_rwlock_2t",
+	  "P2 _LGPL_SOURCE access / rwlock, 2 threads aggregate",
+	  P_LGPL_REF, 1, P_RWLOCK, 1, MOPS, ">= 10x" },
+	{ "p2_vs_refcount_2t",
+	  "P2 _LGPL_SOURCE access / refcount, 2 threads aggregate",
+	  P_LGPL_REF, 1, P_REFCOUNT, 1, MOPS, ">= 5x" },
+	{ "p3_upstream_with_vs_ours_with",
+	  "P3 upstream WITH / our static WITH, 1 thread",
+	  P_UPSTREAM, 0, P_OURS_WITH, 0, NS, ">= 3x" },
+	{ "p3_upstream_with_vs_lgpl_with",
+	  "P3 upstream WITH / _LGPL_SOURCE WITH, 1 thread",
+	  P_UPSTREAM, 0, P_LGPL_WITH, 0, NS, ">= 3x" },
+};
+
 static void bench_access(bool quick)
 {
 	int counts[3] = { 1, 2, (int)sysconf(_SC_NPROCESSORS_ONLN) };
@@ -288,36 +339,21 @@ static void bench_access(bool quick)
 
 	/* The design's targets, as ratios measured above. */
 	printf("Ratios\n");
-	report("p1_lgpl_access_vs_urcu", "P1 _LGPL_SOURCE access / liburcu inline, 1 thread",
-	       res[P_LGPL_REF][0].ns_op / res[P_URCU][0].ns_op, "<= 1.5x");
-	report("p1_lgpl_with_vs_urcu", "P1 _LGPL_SOURCE WITH / liburcu inline, 1 thread",
-	       res[P_LGPL_WITH][0].ns_op / res[P_URCU][0].ns_op, "<= 1.5x");
-	report("p1_lgpl_handle_vs_urcu", "P1 _LGPL_SOURCE try_access / liburcu inline, 1 thread",
-	       res[P_LGPL_HANDLE][0].ns_op / res[P_URCU][0].ns_op, "<= 1.5x");
-	report("p1_refcount_vs_lgpl_access", "P1 refcount get/put / _LGPL_SOURCE access, 1 thread",
-	       res[P_REFCOUNT][0].ns_op / res[P_LGPL_REF][0].ns_op, ">= 2x");
-	report("p2_lgpl_scaling_2t", "P2 _LGPL_SOURCE access, 2 threads / 1 thread aggregate",
-	       res[P_LGPL_REF][1].mops / res[P_LGPL_REF][0].mops, ">= 1.8x");
-	report("p1_access_vs_urcu", "static access / liburcu inline, 1 thread",
-	       res[P_OURS_REF][0].ns_op / res[P_URCU][0].ns_op, NULL);
+	for (p = 0; p < (int)(sizeof(access_ratios) / sizeof(access_ratios[0])); p++) {
+		const struct ratio *q = &access_ratios[p];
+		const struct result *n = &res[q->num][q->nt], *d = &res[q->den][q->dt];
+
+		if (!n->ns_op || !d->ns_op)	/* the .so was not loaded */
+			continue;
+		report(q->key, q->label,
+		       q->of == MOPS ? n->mops / d->mops : n->ns_op / d->ns_op,
+		       q->goal);
+	}
 	if (so_loaded) {
-		report("p1_so_access_vs_urcu_call", ".so access / liburcu called, 1 thread",
-		       res[P_SO_REF][0].ns_op / res[P_URCU_OUTLINE][0].ns_op,
-		       "<= 1x");
 		printf("  %-46s %7.2f ns\n",
 		       ".so access round trip, 1 thread", res[P_SO_REF][0].ns_op);
 		json_num("p1_so_access_ns", res[P_SO_REF][0].ns_op);
 	}
-	report("p2_scaling_2t", "P2 static access, 2 threads / 1 thread aggregate",
-	       res[P_OURS_REF][1].mops / res[P_OURS_REF][0].mops, ">= 1.8x");
-	report("p2_vs_rwlock_2t", "P2 _LGPL_SOURCE access / rwlock, 2 threads aggregate",
-	       res[P_LGPL_REF][1].mops / res[P_RWLOCK][1].mops, ">= 10x");
-	report("p2_vs_refcount_2t", "P2 _LGPL_SOURCE access / refcount, 2 threads aggregate",
-	       res[P_LGPL_REF][1].mops / res[P_REFCOUNT][1].mops, ">= 5x");
-	report("p3_upstream_with_vs_ours_with", "P3 upstream WITH / our static WITH, 1 thread",
-	       res[P_UPSTREAM][0].ns_op / res[P_OURS_WITH][0].ns_op, ">= 3x");
-	report("p3_upstream_with_vs_lgpl_with", "P3 upstream WITH / _LGPL_SOURCE WITH, 1 thread",
-	       res[P_UPSTREAM][0].ns_op / res[P_LGPL_WITH][0].ns_op, ">= 3x");
 	printf("\n");
 }
 

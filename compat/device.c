@@ -11,11 +11,69 @@
 #include <linux/device.h>
 #include <linux/platform_device.h>
 
-struct compat_devres {
-	void (*action)(void *data);
+struct compat_action {
+	void (*fn)(void *data);
 	void *data;
-	struct compat_devres *next;
+	struct compat_action *next;
 };
+
+void compat_actions_init(struct compat_actions *l)
+{
+	pthread_mutex_init(&l->lock, NULL);
+	l->head = NULL;
+}
+
+int compat_actions_add(struct compat_actions *l, void (*fn)(void *data),
+		       void *data)
+{
+	struct compat_action *a = malloc(sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	a->fn = fn;
+	a->data = data;
+	pthread_mutex_lock(&l->lock);
+	a->next = l->head;
+	l->head = a;
+	pthread_mutex_unlock(&l->lock);
+	return 0;
+}
+
+bool compat_actions_take(struct compat_actions *l, void (*fn)(void *data),
+			 void *data)
+{
+	struct compat_action **pp, *a = NULL;
+
+	pthread_mutex_lock(&l->lock);
+	for (pp = &l->head; *pp; pp = &(*pp)->next) {
+		if ((*pp)->fn == fn && (*pp)->data == data) {
+			a = *pp;
+			*pp = a->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	free(a);
+	return a;
+}
+
+/* An action may add or take others: the lock is not held while it runs. */
+void compat_actions_run(struct compat_actions *l)
+{
+	struct compat_action *a;
+
+	for (;;) {
+		pthread_mutex_lock(&l->lock);
+		a = l->head;
+		if (a)
+			l->head = a->next;
+		pthread_mutex_unlock(&l->lock);
+		if (!a)
+			break;
+		a->fn(a->data);
+		free(a);
+	}
+}
 
 struct device *root_device_register(const char *name)
 {
@@ -28,47 +86,20 @@ struct device *root_device_register(const char *name)
 		free(dev);
 		return ERR_PTR(-ENOMEM);
 	}
-	pthread_mutex_init(&dev->devres_lock, NULL);
+	compat_actions_init(&dev->devres);
 	return dev;
 }
 
 int devm_add_action(struct device *dev, void (*action)(void *data),
 		    void *data)
 {
-	struct compat_devres *dr = malloc(sizeof(*dr));
-
-	if (!dr)
-		return -ENOMEM;
-	dr->action = action;
-	dr->data = data;
-	pthread_mutex_lock(&dev->devres_lock);
-	dr->next = dev->devres;
-	dev->devres = dr;
-	pthread_mutex_unlock(&dev->devres_lock);
-	return 0;
-}
-
-static void compat_devres_release_all(struct device *dev)
-{
-	struct compat_devres *dr;
-
-	for (;;) {
-		pthread_mutex_lock(&dev->devres_lock);
-		dr = dev->devres;
-		if (dr)
-			dev->devres = dr->next;
-		pthread_mutex_unlock(&dev->devres_lock);
-		if (!dr)
-			break;
-		dr->action(dr->data);
-		free(dr);
-	}
+	return compat_actions_add(&dev->devres, action, data);
 }
 
 void root_device_unregister(struct device *dev)
 {
-	compat_devres_release_all(dev);
-	pthread_mutex_destroy(&dev->devres_lock);
+	compat_actions_run(&dev->devres);
+	pthread_mutex_destroy(&dev->devres.lock);
 	free(dev->name);
 	free(dev);
 }
@@ -77,7 +108,7 @@ void device_release_driver(struct device *dev)
 {
 	if (!dev->driver)
 		return;
-	compat_devres_release_all(dev);
+	compat_actions_run(&dev->devres);
 	__atomic_store_n(&dev->driver, NULL, __ATOMIC_RELEASE);
 }
 
@@ -116,12 +147,12 @@ struct platform_device *platform_device_register_simple(const char *name,
 		free(pdev);
 		return ERR_PTR(-ENOMEM);
 	}
-	pthread_mutex_init(&pdev->dev.devres_lock, NULL);
+	compat_actions_init(&pdev->dev.devres);
 	/* Bind as the driver core does: dev->driver is set during probe. */
 	if (drv && !strcmp(drv->driver.name, name)) {
 		pdev->dev.driver = &drv->driver;
 		if (drv->probe(pdev)) {
-			compat_devres_release_all(&pdev->dev);
+			compat_actions_run(&pdev->dev.devres);
 			pdev->dev.driver = NULL;
 		}
 	}
@@ -133,7 +164,7 @@ void platform_device_unregister(struct platform_device *pdev)
 	if (IS_ERR_OR_NULL(pdev))
 		return;
 	device_release_driver(&pdev->dev);
-	pthread_mutex_destroy(&pdev->dev.devres_lock);
+	pthread_mutex_destroy(&pdev->dev.devres.lock);
 	free(pdev->dev.name);
 	free(pdev);
 }

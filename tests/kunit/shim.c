@@ -33,12 +33,6 @@
 #define KUNIT_CASE_TIMEOUT_S	60
 #define KUNIT_KTHREAD_GRACE_MS	5000
 
-struct compat_kunit_action {
-	kunit_action_t *action;
-	void *ctx;
-	struct compat_kunit_action *next;
-};
-
 /* Placed by the linker around the section; weak: there may be no suite. */
 extern struct kunit_suite *__start_kunit_test_suites[] __weak;
 extern struct kunit_suite *__stop_kunit_test_suites[] __weak;
@@ -131,16 +125,23 @@ static void __printf(2, 0) kunit_report_end(struct kunit_buf *b,
 	kunit_buf_print(b);
 }
 
+/* In a function whose arguments end with @fmt, ...: the message, printed. */
+#define KUNIT_REPORT_END(b, fmt)					\
+	do {								\
+		va_list ap;						\
+									\
+		va_start(ap, fmt);					\
+		kunit_report_end(b, fmt, ap);				\
+		va_end(ap);						\
+	} while (0)
+
 void __kunit_fail_msg(struct kunit *test, enum kunit_assert_type type,
 		      const char *file, int line, const char *fmt, ...)
 {
 	struct kunit_buf b = { .len = 0 };
-	va_list ap;
 
 	kunit_report_start(&b, test, type, file, line);
-	va_start(ap, fmt);
-	kunit_report_end(&b, fmt, ap);
-	va_end(ap);
+	KUNIT_REPORT_END(&b, fmt);
 }
 
 void __kunit_fail_bool(struct kunit *test, enum kunit_assert_type type,
@@ -148,15 +149,12 @@ void __kunit_fail_bool(struct kunit *test, enum kunit_assert_type type,
 		       bool expected, const char *fmt, ...)
 {
 	struct kunit_buf b = { .len = 0 };
-	va_list ap;
 
 	kunit_report_start(&b, test, type, file, line);
 	kunit_buf_add(&b, "    Expected %s to be %s, but is %s\n", expr,
 		      expected ? "true" : "false",
 		      expected ? "false" : "true");
-	va_start(ap, fmt);
-	kunit_report_end(&b, fmt, ap);
-	va_end(ap);
+	KUNIT_REPORT_END(&b, fmt);
 }
 
 void __kunit_fail_int(struct kunit *test, enum kunit_assert_type type,
@@ -165,7 +163,6 @@ void __kunit_fail_int(struct kunit *test, enum kunit_assert_type type,
 		      long long rval, const char *fmt, ...)
 {
 	struct kunit_buf b = { .len = 0 };
-	va_list ap;
 
 	kunit_report_start(&b, test, type, file, line);
 	kunit_buf_add(&b, "    Expected %s %s %s, but\n", left, op, right);
@@ -173,9 +170,7 @@ void __kunit_fail_int(struct kunit *test, enum kunit_assert_type type,
 		      (unsigned long long)lval);
 	kunit_buf_add(&b, "        %s == %lld (0x%llx)\n", right, rval,
 		      (unsigned long long)rval);
-	va_start(ap, fmt);
-	kunit_report_end(&b, fmt, ap);
-	va_end(ap);
+	KUNIT_REPORT_END(&b, fmt);
 }
 
 void __kunit_fail_ptr(struct kunit *test, enum kunit_assert_type type,
@@ -184,15 +179,12 @@ void __kunit_fail_ptr(struct kunit *test, enum kunit_assert_type type,
 		      const void *rval, const char *fmt, ...)
 {
 	struct kunit_buf b = { .len = 0 };
-	va_list ap;
 
 	kunit_report_start(&b, test, type, file, line);
 	kunit_buf_add(&b, "    Expected %s %s %s, but\n", left, op, right);
 	kunit_buf_add(&b, "        %s == %016lx\n", left, (unsigned long)lval);
 	kunit_buf_add(&b, "        %s == %016lx\n", right, (unsigned long)rval);
-	va_start(ap, fmt);
-	kunit_report_end(&b, fmt, ap);
-	va_end(ap);
+	KUNIT_REPORT_END(&b, fmt);
 }
 
 void __kunit_fail_not_err_or_null(struct kunit *test,
@@ -201,7 +193,6 @@ void __kunit_fail_not_err_or_null(struct kunit *test,
 				  const void *val, const char *fmt, ...)
 {
 	struct kunit_buf b = { .len = 0 };
-	va_list ap;
 
 	kunit_report_start(&b, test, type, file, line);
 	if (val)
@@ -210,9 +201,7 @@ void __kunit_fail_not_err_or_null(struct kunit *test,
 	else
 		kunit_buf_add(&b, "    Expected %s is not null, but is\n",
 			      expr);
-	va_start(ap, fmt);
-	kunit_report_end(&b, fmt, ap);
-	va_end(ap);
+	KUNIT_REPORT_END(&b, fmt);
 }
 
 void __kunit_fail_str(struct kunit *test, enum kunit_assert_type type,
@@ -221,15 +210,12 @@ void __kunit_fail_str(struct kunit *test, enum kunit_assert_type type,
 		      const char *rval, const char *fmt, ...)
 {
 	struct kunit_buf b = { .len = 0 };
-	va_list ap;
 
 	kunit_report_start(&b, test, type, file, line);
 	kunit_buf_add(&b, "    Expected %s %s %s, but\n", left, op, right);
 	kunit_buf_add(&b, "        %s == \"%s\"\n", left, lval);
 	kunit_buf_add(&b, "        %s == \"%s\"\n", right, rval);
-	va_start(ap, fmt);
-	kunit_report_end(&b, fmt, ap);
-	va_end(ap);
+	KUNIT_REPORT_END(&b, fmt);
 }
 
 void __kunit_fail_mem(struct kunit *test, enum kunit_assert_type type,
@@ -238,14 +224,11 @@ void __kunit_fail_mem(struct kunit *test, enum kunit_assert_type type,
 		      const char *fmt, ...)
 {
 	struct kunit_buf b = { .len = 0 };
-	va_list ap;
 
 	kunit_report_start(&b, test, type, file, line);
 	kunit_buf_add(&b, "    Expected %s %s %s over %zu bytes, but not\n",
 		      left, op, right, size);
-	va_start(ap, fmt);
-	kunit_report_end(&b, fmt, ap);
-	va_end(ap);
+	KUNIT_REPORT_END(&b, fmt);
 }
 
 void __kunit_abort(struct kunit *test)
@@ -257,17 +240,7 @@ void __kunit_abort(struct kunit *test)
 
 int kunit_add_action(struct kunit *test, kunit_action_t *action, void *ctx)
 {
-	struct compat_kunit_action *a = malloc(sizeof(*a));
-
-	if (!a)
-		return -ENOMEM;
-	a->action = action;
-	a->ctx = ctx;
-	pthread_mutex_lock(&test->lock);
-	a->next = test->actions;
-	test->actions = a;
-	pthread_mutex_unlock(&test->lock);
-	return 0;
+	return compat_actions_add(&test->actions, action, ctx);
 }
 
 int kunit_add_action_or_reset(struct kunit *test, kunit_action_t *action,
@@ -280,34 +253,16 @@ int kunit_add_action_or_reset(struct kunit *test, kunit_action_t *action,
 	return ret;
 }
 
-static bool kunit_take_action(struct kunit *test, kunit_action_t *action,
-			      void *ctx)
-{
-	struct compat_kunit_action **pp, *a = NULL;
-
-	pthread_mutex_lock(&test->lock);
-	for (pp = &test->actions; *pp; pp = &(*pp)->next) {
-		if ((*pp)->action == action && (*pp)->ctx == ctx) {
-			a = *pp;
-			*pp = a->next;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&test->lock);
-	free(a);
-	return a;
-}
-
 void kunit_remove_action(struct kunit *test, kunit_action_t *action,
 			 void *ctx)
 {
-	kunit_take_action(test, action, ctx);
+	compat_actions_take(&test->actions, action, ctx);
 }
 
 void kunit_release_action(struct kunit *test, kunit_action_t *action,
 			  void *ctx)
 {
-	if (kunit_take_action(test, action, ctx))
+	if (compat_actions_take(&test->actions, action, ctx))
 		action(ctx);
 }
 
@@ -330,24 +285,6 @@ void kunit_kfree(struct kunit *test, const void *ptr)
 {
 	if (ptr)
 		kunit_release_action(test, kunit_kfree_action, (void *)ptr);
-}
-
-/* Runs the case's actions, newest first. */
-static void kunit_cleanup(struct kunit *test)
-{
-	struct compat_kunit_action *a;
-
-	for (;;) {
-		pthread_mutex_lock(&test->lock);
-		a = test->actions;
-		if (a)
-			test->actions = a->next;
-		pthread_mutex_unlock(&test->lock);
-		if (!a)
-			break;
-		a->action(a->ctx);
-		free(a);
-	}
 }
 
 /* ----- running ----------------------------------------------------------- */
@@ -382,7 +319,7 @@ static void *kunit_try_run_cleanup(void *arg)
 
 	if (run->suite->exit)
 		run->suite->exit(&run->test);
-	kunit_cleanup(&run->test);
+	compat_actions_run(&run->test.actions);
 	return NULL;
 }
 
@@ -426,7 +363,7 @@ static void kunit_run_case(struct kunit_suite *suite,
 	test = &run->test;
 	test->name = test_case->name;
 	test->status = KUNIT_SUCCESS;
-	pthread_mutex_init(&test->lock, NULL);
+	compat_actions_init(&test->actions);
 
 	err = kunit_try_catch(kunit_try_run_case, run,
 			      KUNIT_CASE_TIMEOUT_S * slow);
@@ -460,7 +397,7 @@ static void kunit_run_case(struct kunit_suite *suite,
 			       test_case->status == KUNIT_FAILURE ?
 			       "not ok" : "ok", number, test_case->name);
 	if (err != -ETIMEDOUT) {
-		pthread_mutex_destroy(&test->lock);
+		pthread_mutex_destroy(&test->actions.lock);
 		free(run);
 	}
 }

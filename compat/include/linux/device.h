@@ -8,11 +8,30 @@
 #define _COMPAT_LINUX_DEVICE_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <linux/compiler.h>
 #include <linux/bug.h>
 #include <linux/err.h>
 
-struct compat_devres;
+/*
+ * A list of actions run newest first: a device's devres actions, and a
+ * KUnit case's (tests/kunit/shim.c).
+ */
+struct compat_action;
+
+struct compat_actions {
+	pthread_mutex_t lock;
+	struct compat_action *head;	/* newest first */
+};
+
+void compat_actions_init(struct compat_actions *l);
+int compat_actions_add(struct compat_actions *l, void (*fn)(void *data),
+		       void *data);
+/* Removes the newest entry of @fn with @data; false if there is none. */
+bool compat_actions_take(struct compat_actions *l, void (*fn)(void *data),
+			 void *data);
+/* Runs and removes every action, newest first. */
+void compat_actions_run(struct compat_actions *l);
 
 enum probe_type {
 	PROBE_DEFAULT_STRATEGY,
@@ -28,8 +47,7 @@ struct device_driver {
 struct device {
 	char *name;
 	const struct device_driver *driver;	/* NULL: not bound */
-	pthread_mutex_t devres_lock;
-	struct compat_devres *devres;	/* newest first */
+	struct compat_actions devres;
 };
 
 static inline const char *dev_name(const struct device *dev)

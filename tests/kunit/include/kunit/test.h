@@ -16,6 +16,7 @@
 
 #include <pthread.h>
 #include <linux/compiler.h>
+#include <linux/device.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -36,7 +37,6 @@ enum kunit_assert_type {
 	KUNIT_EXPECTATION,
 };
 
-struct compat_kunit_action;
 
 /**
  * struct kunit - the state of one running test case
@@ -52,8 +52,7 @@ struct kunit {
 	const char *name;
 	enum kunit_status status;
 	char status_comment[KUNIT_STATUS_COMMENT_SIZE];
-	pthread_mutex_t lock;			/* guards actions */
-	struct compat_kunit_action *actions;	/* newest first */
+	struct compat_actions actions;
 };
 
 struct kunit_case {
