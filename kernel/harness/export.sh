@@ -9,7 +9,8 @@
 # Certificate of Origin by committing to this repository.  Whoever sends
 # the series signs it here: each patch is applied to the pristine tree,
 # its author and committer become the sender (git's user.name and
-# user.email), a Signed-off-by of the sender is added, and the series is
+# user.email), a Signed-off-by of the sender is added, the sender becomes
+# the M: of the MAINTAINERS entry the core adds, and the series is
 # written again with a cover letter, as b4 or git send-email would send it.
 #
 # usage: export.sh KDIR SERIES_FILE KVER OUTDIR
@@ -55,7 +56,20 @@ git am --abort >/dev/null 2>&1 || true
 git checkout -q -f --detach pristine
 git clean -q -fdx
 git am -q "$kdir"/patches/*.patch || die "the regenerated series does not apply"
-git rebase -q --exec 'git commit -q --amend --no-edit --reset-author --signoff' pristine ||
+# The patch that adds the REVOCABLE RESOURCES entry to MAINTAINERS names
+# the sender as its maintainer (M:), as it names the sender as author.
+add_maintainer='
+python3 - "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" <<"PY"
+import sys
+lines = open("MAINTAINERS").read().split("\n")
+i = lines.index("REVOCABLE RESOURCES") + 1
+if not lines[i].startswith("M:"):
+    lines.insert(i, "M:\t" + sys.argv[1])
+    open("MAINTAINERS", "w").write("\n".join(lines))
+PY
+git add MAINTAINERS'
+git rebase -q --exec "if git show --format= HEAD -- MAINTAINERS | grep -qx '+REVOCABLE RESOURCES'; then $add_maintainer; fi
+git commit -q --amend --no-edit --reset-author --signoff" pristine ||
 	die "signing the patches failed"
 
 rm -rf "$out"
