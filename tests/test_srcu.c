@@ -179,6 +179,16 @@ TEST(srcu, read_lock_held_is_per_thread)
 }
 END_TEST
 
+/* Reader id @id stayed reserved: a new domain gets another one. */
+static void assert_id_kept(int id)
+{
+	struct srcu_struct s;
+
+	ck_assert_int_eq(init_srcu_struct(&s), 0);
+	ck_assert_int_ne(s.reader.id, id);
+	cleanup_srcu_struct(&s);
+}
+
 TEST(srcu, cleanup_with_reader_inside_warns_and_keeps_slot)
 {
 	struct srcu_struct s;
@@ -189,10 +199,7 @@ TEST(srcu, cleanup_with_reader_inside_warns_and_keeps_slot)
 	idx = srcu_read_lock(&s);
 	ck_assert_uint_eq(WARNS(cleanup_srcu_struct(&s)), 1);
 	srcu_read_unlock(&(struct srcu_struct){ .reader.id = slot }, idx);
-	/* The slot stayed reserved: a new domain gets another one. */
-	ck_assert_int_eq(init_srcu_struct(&s), 0);
-	ck_assert_int_ne(s.reader.id, slot);
-	cleanup_srcu_struct(&s);
+	assert_id_kept(slot);
 }
 END_TEST
 
@@ -478,9 +485,7 @@ TEST(srcu, cleanup_with_skewed_counts_warns_and_keeps_id)
 	idx = srcu_read_lock(&s);
 	srcu_read_unlock(&s, idx ^ 1);		/* the wrong index */
 	ck_assert_uint_eq(WARNS(cleanup_srcu_struct(&s)), 1);
-	ck_assert_int_eq(init_srcu_struct(&s), 0);
-	ck_assert_int_ne(s.reader.id, id);
-	cleanup_srcu_struct(&s);
+	assert_id_kept(id);
 }
 END_TEST
 
