@@ -330,14 +330,8 @@ static void rcu_fork_child(void)
 		pthread_mutex_unlock(&rcu_run_lock);
 }
 
-static const struct compat_fork_ops rcu_fork_ops = {
-	.rank		= COMPAT_FORK_RANK_RCU,
-	.prepare	= rcu_fork_prepare,
-	.parent		= rcu_fork_parent,
-	.child		= rcu_fork_child,
-};
-
-static void __attribute__((__constructor__)) rcu_fork_init(void)
-{
-	compat_fork_register(&rcu_fork_ops);
-}
+COMPAT_FORK_OPS(rcu_fork_ops,
+		.rank = COMPAT_FORK_RANK_RCU,
+		.prepare = rcu_fork_prepare,
+		.parent = rcu_fork_parent,
+		.child = rcu_fork_child);

@@ -90,6 +90,18 @@ struct compat_fork_ops {
 	void (*child)(void);
 };
 void compat_fork_register(const struct compat_fork_ops *ops);
+
+/*
+ * Defines @name's fork steps (the members, as initialisers) and registers
+ * them from a constructor.
+ */
+#define COMPAT_FORK_OPS(name, ...)					\
+	static const struct compat_fork_ops name;			\
+	static void __attribute__((__constructor__)) name##_register(void) \
+	{								\
+		compat_fork_register(&name);				\
+	}								\
+	static const struct compat_fork_ops name = { __VA_ARGS__ }
 /* The ranks: SRCU's callbacks stop before liburcu's locks are taken. */
 #define COMPAT_FORK_RANK_SRCU	0
 #define COMPAT_FORK_RANK_RCU	1

@@ -887,17 +887,11 @@ static void srcu_fork_child(void)
 	cb_gate_shut = false;
 }
 
-static const struct compat_fork_ops srcu_fork_ops = {
-	.rank		= COMPAT_FORK_RANK_SRCU,
-	.prepare	= srcu_fork_prepare,
-	.prepare_locked	= srcu_fork_prepare_locked,
-	.parent_locked	= srcu_fork_parent_locked,
-	.parent		= srcu_fork_parent,
-	.forget		= srcu_fork_forget,
-	.child		= srcu_fork_child,
-};
-
-static void __attribute__((__constructor__)) srcu_fork_init(void)
-{
-	compat_fork_register(&srcu_fork_ops);
-}
+COMPAT_FORK_OPS(srcu_fork_ops,
+		.rank = COMPAT_FORK_RANK_SRCU,
+		.prepare = srcu_fork_prepare,
+		.prepare_locked = srcu_fork_prepare_locked,
+		.parent_locked = srcu_fork_parent_locked,
+		.parent = srcu_fork_parent,
+		.forget = srcu_fork_forget,
+		.child = srcu_fork_child);
