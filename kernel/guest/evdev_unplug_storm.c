@@ -87,9 +87,7 @@ static void *w_read(void *arg)
 			complain("read", "partial event", 0);
 		atomic_fetch_add(&events, n / sizeof(ev[0]));
 	}
-	if (fd >= 0)
-		close(fd);
-	return NULL;
+	return storm_worker_end(fd, -1);
 }
 
 static void *w_poll(void *arg)
@@ -120,9 +118,7 @@ static void *w_poll(void *arg)
 		if (n < 0 && errno != EAGAIN && gone(g, "read after poll", errno))
 			break;
 	}
-	if (fd >= 0)
-		close(fd);
-	return NULL;
+	return storm_worker_end(fd, -1);
 }
 
 static int inject(int fd, int code, int value)
@@ -167,9 +163,7 @@ static void *w_ioctls(void *arg)
 		if (v < 0 && gone(g, "ioctl/write", errno))
 			break;
 	}
-	if (fd >= 0)
-		close(fd);
-	return NULL;
+	return storm_worker_end(fd, -1);
 }
 
 /* Feeds events through uinput until the destroy starts. */

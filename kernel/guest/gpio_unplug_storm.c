@@ -72,6 +72,9 @@ static int call_gone(struct gen *g, long ret, const char *what)
 	return ret < 0 && gone(g, what, errno, ENODEV);
 }
 
+/* ioctl(@fd, @req, @arg) through call_gone(), which names @req. */
+#define IOCTL_GONE(g, fd, req, arg)	call_gone(g, ioctl(fd, req, arg), #req)
+
 static int open_chip(struct gen *g)
 {
 	int fd = open(g->chip, O_RDWR | O_CLOEXEC);
@@ -143,16 +146,11 @@ static void *w_info(void *arg)
 	while (fd >= 0) {
 		memset(&info, 0, sizeof(info));
 		info.offset = i++ % g->nlines;
-		if (call_gone(g, ioctl(fd, GPIO_V2_GET_LINEINFO_IOCTL, &info),
-			      "GPIO_V2_GET_LINEINFO_IOCTL"))
-			break;
-		if (call_gone(g, ioctl(fd, GPIO_GET_CHIPINFO_IOCTL, &ci),
-			      "GPIO_GET_CHIPINFO_IOCTL"))
+		if (IOCTL_GONE(g, fd, GPIO_V2_GET_LINEINFO_IOCTL, &info) ||
+		    IOCTL_GONE(g, fd, GPIO_GET_CHIPINFO_IOCTL, &ci))
 			break;
 	}
-	if (fd >= 0)
-		close(fd);
-	return NULL;
+	return storm_worker_end(fd, -1);
 }
 
 static void *w_values(void *arg)
@@ -168,18 +166,11 @@ static void *w_values(void *arg)
 	while (fd >= 0) {
 		v.mask = 1;
 		v.bits = i++ & 1;
-		if (call_gone(g, ioctl(fd, GPIO_V2_LINE_SET_VALUES_IOCTL, &v),
-			      "GPIO_V2_LINE_SET_VALUES_IOCTL"))
-			break;
-		if (call_gone(g, ioctl(fd, GPIO_V2_LINE_GET_VALUES_IOCTL, &v),
-			      "GPIO_V2_LINE_GET_VALUES_IOCTL"))
+		if (IOCTL_GONE(g, fd, GPIO_V2_LINE_SET_VALUES_IOCTL, &v) ||
+		    IOCTL_GONE(g, fd, GPIO_V2_LINE_GET_VALUES_IOCTL, &v))
 			break;
 	}
-	if (fd >= 0)
-		close(fd);
-	if (cfd >= 0)
-		close(cfd);
-	return NULL;
+	return storm_worker_end(fd, cfd);
 }
 
 /*
@@ -253,11 +244,7 @@ static void *w_poll_v2(void *arg)
 		else if (gone(g, "read after poll", errno, ENODEV))
 			break;
 	}
-	if (fd >= 0)
-		close(fd);
-	if (cfd >= 0)
-		close(cfd);
-	return NULL;
+	return storm_worker_end(fd, cfd);
 }
 
 /* v1 line events on line 4, with the chip fd open meanwhile. */
@@ -269,9 +256,7 @@ static void *w_read_v1(void *arg)
 	if (cfd >= 0)
 		fd = request_v1_event(g, cfd, 4);
 	read_events(g, fd, sizeof(struct gpioevent_data), "read (v1 line event)");
-	if (cfd >= 0)
-		close(cfd);
-	return NULL;
+	return storm_worker_end(cfd, -1);
 }
 
 /* Toggle the simulated pull of the edge lines until the chip goes. */

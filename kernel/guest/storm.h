@@ -46,6 +46,16 @@ static void complain(const char *what, const char *detail, int err)
  * Returns 1 (the caller stops), after checking that a call blocked at the
  * removal returned within the bound.
  */
+/* A worker's end: closes its file descriptors that are open (>= 0). */
+static void *storm_worker_end(int fd, int fd2)
+{
+	if (fd >= 0)
+		close(fd);
+	if (fd2 >= 0)
+		close(fd2);
+	return NULL;
+}
+
 static int storm_gone(atomic_int *gone, atomic_llong *gone_ns,
 		      const char *what, int err, int expect)
 {
