@@ -57,73 +57,11 @@ TEST(regressions, bug1_shared_index_hangs_raw_srcu)
 END_TEST
 
 /*
- * Bug 1 against our handle: the same interleaving through one shared
- * struct revocable.  The second access is refused, the owner's index is
- * intact, and the revoke completes.
+ * Bug 1 against our handle (the same interleaving through one shared
+ * struct revocable: the second access is refused, the owner's index is
+ * intact, the revoke completes) is the KUnit case
+ * revocable_test_bug1_shared_handle, which the kunit suite runs here too.
  */
-struct bug1_ctx {
-	struct revocable *shared;
-	struct completion go, done, leave;
-	void *got;
-	struct test_thread thread;
-};
-
-static void *bug1_second(void *arg)
-{
-	struct bug1_ctx *c = arg;
-
-	wait_for_completion(&c->go);
-	c->got = revocable_try_access(c->shared);
-	complete(&c->done);
-	wait_for_completion(&c->leave);
-	revocable_withdraw_access(c->shared);
-	return NULL;
-}
-
-TEST(regressions, bug1_shared_handle_cannot_hang_revoke)
-{
-	struct test_revoker flip = { .slot = NULL };
-	struct revocable_provider __rcu *rp = revocable_provider_alloc((void *)1);
-	struct revocable_provider __rcu *other;
-	struct bug1_ctx c;
-	struct revocable shared;
-	unsigned long w0, t0;
-
-	ck_assert_int_eq(revocable_init(rp, &shared), 0);
-	init_completion(&c.go);
-	init_completion(&c.done);
-	init_completion(&c.leave);
-	c.shared = &shared;
-	test_thread_start(&c.thread, bug1_second, &c);
-
-	ck_assert_ptr_nonnull(revocable_try_access(&shared));
-	/*
-	 * A revoke in the same domain, from another thread, flips the SRCU
-	 * index and then waits for our access...
-	 */
-	other = revocable_provider_alloc((void *)2);
-	flip.slot = &other;
-	test_revoker_start(&flip);
-	test_sleep_ms(50);
-	ck_assert_int_eq(flip.ret, -1);
-	/* ...then the second context takes the same handle. */
-	w0 = compat_warn_count();
-	complete(&c.go);
-	WAIT_OR_FAIL(&c.done, 5000);
-	ck_assert_ptr_null(c.got);
-	ck_assert_uint_gt(compat_warn_count(), w0);
-	revocable_withdraw_access(&shared);
-	complete(&c.leave);
-	JOIN_OR_FAIL(&c.thread, 5000);
-	JOIN_OR_FAIL(&flip.thread, 5000);
-	ck_assert_int_eq(flip.ret, 1);
-	revocable_deinit(&shared);
-
-	t0 = test_now_ms();
-	ck_assert_int_eq(revocable_revoke(&rp), 1);
-	ck_assert_uint_lt(test_now_ms() - t0, test_bound_ms(2000));
-}
-END_TEST
 
 /*
  * Bug 2: creating a consumer from a provider whose last reference is being

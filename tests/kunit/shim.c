@@ -157,19 +157,28 @@ void __kunit_fail_bool(struct kunit *test, enum kunit_assert_type type,
 	KUNIT_REPORT_END(&b, fmt);
 }
 
+/* "Expected @left @op @right, but" and the value of each side. */
+static void kunit_report_sides(struct kunit_buf *b, const char *left,
+			       const char *op, const char *right,
+			       const char *lval, const char *rval)
+{
+	kunit_buf_add(b, "    Expected %s %s %s, but\n", left, op, right);
+	kunit_buf_add(b, "        %s == %s\n", left, lval);
+	kunit_buf_add(b, "        %s == %s\n", right, rval);
+}
+
 void __kunit_fail_int(struct kunit *test, enum kunit_assert_type type,
 		      const char *file, int line, const char *left,
 		      const char *op, const char *right, long long lval,
 		      long long rval, const char *fmt, ...)
 {
 	struct kunit_buf b = { .len = 0 };
+	char l[48], r[48];
 
+	snprintf(l, sizeof(l), "%lld (0x%llx)", lval, (unsigned long long)lval);
+	snprintf(r, sizeof(r), "%lld (0x%llx)", rval, (unsigned long long)rval);
 	kunit_report_start(&b, test, type, file, line);
-	kunit_buf_add(&b, "    Expected %s %s %s, but\n", left, op, right);
-	kunit_buf_add(&b, "        %s == %lld (0x%llx)\n", left, lval,
-		      (unsigned long long)lval);
-	kunit_buf_add(&b, "        %s == %lld (0x%llx)\n", right, rval,
-		      (unsigned long long)rval);
+	kunit_report_sides(&b, left, op, right, l, r);
 	KUNIT_REPORT_END(&b, fmt);
 }
 
@@ -179,11 +188,12 @@ void __kunit_fail_ptr(struct kunit *test, enum kunit_assert_type type,
 		      const void *rval, const char *fmt, ...)
 {
 	struct kunit_buf b = { .len = 0 };
+	char l[24], r[24];
 
+	snprintf(l, sizeof(l), "%016lx", (unsigned long)lval);
+	snprintf(r, sizeof(r), "%016lx", (unsigned long)rval);
 	kunit_report_start(&b, test, type, file, line);
-	kunit_buf_add(&b, "    Expected %s %s %s, but\n", left, op, right);
-	kunit_buf_add(&b, "        %s == %016lx\n", left, (unsigned long)lval);
-	kunit_buf_add(&b, "        %s == %016lx\n", right, (unsigned long)rval);
+	kunit_report_sides(&b, left, op, right, l, r);
 	KUNIT_REPORT_END(&b, fmt);
 }
 
@@ -213,8 +223,8 @@ void __kunit_fail_str(struct kunit *test, enum kunit_assert_type type,
 
 	kunit_report_start(&b, test, type, file, line);
 	kunit_buf_add(&b, "    Expected %s %s %s, but\n", left, op, right);
-	kunit_buf_add(&b, "        %s == \"%s\"\n", left, lval);
-	kunit_buf_add(&b, "        %s == \"%s\"\n", right, rval);
+	kunit_buf_add(&b, "        %s == \"%s\"\n        %s == \"%s\"\n",
+		      left, lval, right, rval);
 	KUNIT_REPORT_END(&b, fmt);
 }
 
