@@ -284,15 +284,12 @@ END_TEST
 
 TEST(extensions, batch_revoke_waits_for_readers)
 {
-	struct revocable_provider __rcu *rp[2] = {
-		revocable_provider_alloc((void *)1),
-		revocable_provider_alloc((void *)2),
-	};
-	struct revocable_provider __rcu **slots[2] = { &rp[0], &rp[1] };
-	struct test_revoker r = { .slots = slots, .n = 2, .ret = -1 };
+	struct test_two two;
+	struct test_revoker r = { .slots = two.slots, .n = 2, .ret = -1 };
 	struct test_reader b;
 
-	test_reader_start(&b, revocable_provider_get_rcu(&rp[1]), 0, NULL);
+	test_two_init(&two);
+	test_reader_start(&b, revocable_provider_get_rcu(&two.rp[1]), 0, NULL);
 	test_revoker_start(&r);
 	ck_assert(!test_thread_join(&r.thread, 100));
 	test_reader_stop(&b);

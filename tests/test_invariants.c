@@ -410,21 +410,19 @@ END_TEST
 
 TEST(invariants, i7_batch_revoke_inside_access_is_an_error)
 {
-	struct revocable_provider __rcu *rp[2] = {
-		revocable_provider_alloc((void *)1),
-		revocable_provider_alloc((void *)2),
-	};
-	struct revocable_provider __rcu **slots[2] = { &rp[0], &rp[1] };
-	struct revocable_provider *ref = revocable_provider_get_rcu(&rp[0]);
+	struct test_two two;
+	struct revocable_provider *ref;
 	struct revocable acc;
 	int ret = 0;
 
+	test_two_init(&two);
+	ref = revocable_provider_get_rcu(&two.rp[0]);
 	revocable_access(ref, &acc);
-	ck_assert_uint_eq(WARNS(ret = revocable_revoke_batch(slots, 2)), 1);
+	ck_assert_uint_eq(WARNS(ret = revocable_revoke_batch(two.slots, 2)), 1);
 	ASSERT_WARNED_IN_LIB();
 	ck_assert_int_eq(ret, -EDEADLK);
-	ck_assert_ptr_null(rp[0]);
-	ck_assert_ptr_null(rp[1]);
+	ck_assert_ptr_null(two.rp[0]);
+	ck_assert_ptr_null(two.rp[1]);
 	revocable_withdraw_access(&acc);
 	revocable_provider_put(ref);
 }

@@ -99,6 +99,16 @@ static void *test_revoker_fn(void *arg)
 	return NULL;
 }
 
+void test_two_init(struct test_two *t)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		t->rp[i] = revocable_provider_alloc((void *)(uintptr_t)(i + 1));
+		t->slots[i] = &t->rp[i];
+	}
+}
+
 static void *test_syncer_fn(void *arg)
 {
 	synchronize_srcu(((struct test_syncer *)arg)->ssp);

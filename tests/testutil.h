@@ -144,6 +144,14 @@ void test_reader_start(struct test_reader *r, struct revocable_provider *ref,
 		       unsigned int hold_ms, const char *name);
 void test_reader_stop(struct test_reader *r);
 
+/* Two providers (of resources 1 and 2) and the batch of their slots. */
+struct test_two {
+	struct revocable_provider __rcu *rp[2];
+	struct revocable_provider __rcu **slots[2];
+};
+
+void test_two_init(struct test_two *t);
+
 /* A thread in synchronize_srcu(@ssp), started by test_syncer_start(). */
 struct test_syncer {
 	struct srcu_struct *ssp;
