@@ -61,14 +61,7 @@ static int gone(struct gen *g, const char *what, int err)
 
 static int open_node(struct gen *g, int flags)
 {
-	int fd = open(g->node, flags | O_CLOEXEC);
-
-	atomic_fetch_add(&calls, 1);
-	if (fd < 0 && errno != ENOENT && errno != ENODEV && errno != ENXIO)
-		complain("open", g->node, errno);
-	if (fd < 0 && !atomic_load(&g->gone))
-		complain("open", "failed on a live device", errno);
-	return fd;
+	return storm_open(g->node, flags, &g->gone, "failed on a live device");
 }
 
 static void *w_read(void *arg)

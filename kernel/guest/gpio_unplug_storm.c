@@ -77,14 +77,7 @@ static int call_gone(struct gen *g, long ret, const char *what)
 
 static int open_chip(struct gen *g)
 {
-	int fd = open(g->chip, O_RDWR | O_CLOEXEC);
-
-	atomic_fetch_add(&calls, 1);
-	if (fd < 0 && errno != ENOENT && errno != ENODEV && errno != ENXIO)
-		complain("open", g->chip, errno);
-	if (fd < 0 && !atomic_load(&g->gone))
-		complain("open", "failed on a live chip", errno);
-	return fd;
+	return storm_open(g->chip, O_RDWR, &g->gone, "failed on a live chip");
 }
 
 /* A v2 line request on the chip fd; returns the line fd or -1 (gone). */

@@ -41,13 +41,24 @@ static void complain(const char *what, const char *detail, int err)
 }
 
 /*
- * A call failed with errno @err: that must be the device's removal (which
- * @gone says has started, at @gone_ns) and the documented error @expect.
- * Returns 1 (the caller stops), after checking that a call blocked at the
- * removal returned within the bound.
+ * open() of a device node in a worker, counted as a call: a node that is
+ * gone may fail with ENOENT, ENODEV or ENXIO, and only once @gone is set.
  */
+static __attribute__((__unused__)) int
+storm_open(const char *node, int flags, atomic_int *gone, const char *live)
+{
+	int fd = open(node, flags | O_CLOEXEC);
+
+	atomic_fetch_add(&calls, 1);
+	if (fd < 0 && errno != ENOENT && errno != ENODEV && errno != ENXIO)
+		complain("open", node, errno);
+	if (fd < 0 && !atomic_load(gone))
+		complain("open", live, errno);
+	return fd;
+}
+
 /* A worker's end: closes its file descriptors that are open (>= 0). */
-static void *storm_worker_end(int fd, int fd2)
+static __attribute__((__unused__)) void *storm_worker_end(int fd, int fd2)
 {
 	if (fd >= 0)
 		close(fd);
@@ -56,6 +67,12 @@ static void *storm_worker_end(int fd, int fd2)
 	return NULL;
 }
 
+/*
+ * A call failed with errno @err: that must be the device's removal (which
+ * @gone says has started, at @gone_ns) and the documented error @expect.
+ * Returns 1 (the caller stops), after checking that a call blocked at the
+ * removal returned within the bound.
+ */
 static int storm_gone(atomic_int *gone, atomic_llong *gone_ns,
 		      const char *what, int err, int expect)
 {
