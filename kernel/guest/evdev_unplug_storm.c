@@ -261,14 +261,7 @@ static int storm(long long end)
 		if (create_device(&g, "librevocable-storm"))
 			ksft_exit_fail_msg("%s did not appear\n", g.node);
 		held = open_node(&g, O_RDWR | O_NONBLOCK);
-		for (int i = 0; i < nw; i++)
-			if (pthread_create(&th[i], NULL, w[i], &g))
-				ksft_exit_fail_msg("pthread_create failed\n");
-
-		usleep(2000 + rand_r(&seed) % 30000);
-
-		atomic_store(&g.gone_ns, now_ns());
-		atomic_store(&g.gone, 1);
+		storm_run_workers(th, w, nw, &g, &seed, &g.gone, &g.gone_ns);
 		pthread_join(th[nw - 1], NULL);		/* the feeder uses ufd */
 		t0 = now_ns();
 		destroy_device(&g);

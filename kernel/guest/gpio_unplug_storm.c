@@ -410,14 +410,7 @@ static int storm(int slow, long long end)
 			v2 = request_v2(&g, cfd, 5, EDGES);
 			v1 = request_v1_event(&g, cfd, 6);
 		}
-		for (int i = 0; i < nw; i++)
-			if (pthread_create(&th[i], NULL, w[i], &g))
-				ksft_exit_fail_msg("pthread_create failed\n");
-
-		usleep(2000 + rand_r(&seed) % 30000);
-
-		atomic_store(&g.gone_ns, now_ns());
-		atomic_store(&g.gone, 1);
+		storm_run_workers(th, w, nw, &g, &seed, &g.gone, &g.gone_ns);
 		t0 = now_ns();
 		if (write_file(slow ? SLOW_LIVE : CFG "/live", "0"))
 			ksft_exit_fail_msg("live=0: %s\n", strerror(errno));

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,23 @@ storm_open(const char *node, int flags, atomic_int *gone, const char *live)
 	if (fd < 0 && !atomic_load(gone))
 		complain("open", live, errno);
 	return fd;
+}
+
+/*
+ * One round's workers: @nw threads running @w[i](@arg), left to run for
+ * 2-32 ms, then the device's removal is said to start (@gone, at
+ * @gone_ns), which the caller then makes.
+ */
+static __attribute__((__unused__)) void
+storm_run_workers(pthread_t *th, void *(*const *w)(void *), int nw, void *arg,
+		  unsigned int *seed, atomic_int *gone, atomic_llong *gone_ns)
+{
+	for (int i = 0; i < nw; i++)
+		if (pthread_create(&th[i], NULL, w[i], arg))
+			ksft_exit_fail_msg("pthread_create failed\n");
+	usleep(2000 + rand_r(seed) % 30000);
+	atomic_store(gone_ns, now_ns());
+	atomic_store(gone, 1);
 }
 
 /* A worker's end: closes its file descriptors that are open (>= 0). */
