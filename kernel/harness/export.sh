@@ -56,10 +56,15 @@ git am --abort >/dev/null 2>&1 || true
 git checkout -q -f --detach pristine
 git clean -q -fdx
 git am -q "$kdir"/patches/*.patch || die "the regenerated series does not apply"
-# The patch that adds the REVOCABLE RESOURCES entry to MAINTAINERS names
-# the sender as its maintainer (M:), as it names the sender as author.
-add_maintainer='
-python3 - "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" <<"PY"
+# Each commit's signing step, run by git rebase --exec.  The patch that
+# adds the REVOCABLE RESOURCES entry to MAINTAINERS also names the sender
+# as its maintainer (M:), as it names the sender as author.
+step=$kdir/export-step.sh
+cat > "$step" <<'STEP'
+#!/bin/bash
+set -euo pipefail
+if git show --format= HEAD -- MAINTAINERS | grep -qx '+REVOCABLE RESOURCES'; then
+	python3 - "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" <<'PY'
 import sys
 lines = open("MAINTAINERS").read().split("\n")
 i = lines.index("REVOCABLE RESOURCES") + 1
@@ -67,10 +72,12 @@ if not lines[i].startswith("M:"):
     lines.insert(i, "M:\t" + sys.argv[1])
     open("MAINTAINERS", "w").write("\n".join(lines))
 PY
-git add MAINTAINERS'
-git rebase -q --exec "if git show --format= HEAD -- MAINTAINERS | grep -qx '+REVOCABLE RESOURCES'; then $add_maintainer; fi
-git commit -q --amend --no-edit --reset-author --signoff" pristine ||
-	die "signing the patches failed"
+	git add MAINTAINERS
+fi
+git commit -q --amend --no-edit --reset-author --signoff
+STEP
+chmod +x "$step"
+git rebase -q --exec "$step" pristine || die "signing the patches failed"
 
 rm -rf "$out"
 mkdir -p "$out"
