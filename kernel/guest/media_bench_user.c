@@ -349,17 +349,15 @@ static double stream_round(int fd, double secs)
 
 static void stream_frames(int fd, int rounds, double secs)
 {
-	struct v4l2_requestbuffers req;
 	enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	struct v4l2_requestbuffers req = {
+		.count = NBUFS, .type = type, .memory = V4L2_MEMORY_MMAP,
+	};
 	struct v4l2_buffer b;
 	void *map[NBUFS];
 	size_t len[NBUFS];
 	double ns[MAX_ROUNDS];
 
-	memset(&req, 0, sizeof(req));
-	req.count = NBUFS;
-	req.type = type;
-	req.memory = V4L2_MEMORY_MMAP;
 	if (ioctl(fd, VIDIOC_REQBUFS, &req))
 		die("VIDIOC_REQBUFS");
 	if (req.count != NBUFS) {
@@ -367,10 +365,9 @@ static void stream_frames(int fd, int rounds, double secs)
 		exit(1);
 	}
 	for (unsigned int i = 0; i < NBUFS; i++) {
-		memset(&b, 0, sizeof(b));
-		b.type = type;
-		b.memory = V4L2_MEMORY_MMAP;
-		b.index = i;
+		b = (struct v4l2_buffer){
+			.type = type, .memory = V4L2_MEMORY_MMAP, .index = i,
+		};
 		if (ioctl(fd, VIDIOC_QUERYBUF, &b))
 			die("VIDIOC_QUERYBUF");
 		len[i] = b.length;

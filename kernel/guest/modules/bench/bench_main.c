@@ -202,19 +202,30 @@ static u64 loop_percpu_ref(struct bench_ctx *c, unsigned long n)
 	return sum;
 }
 
-static u64 loop_access(struct bench_ctx *c, unsigned long n)
-{
-	struct revocable acc;
-	u64 sum = 0;
-	int *res;
-
-	while (n--) {
-		res = revocable_access(c->ref, &acc);
-		sum += res ? *res : 0;
-		revocable_withdraw_access(&acc);
-	}
-	return sum;
+/*
+ * An access and its withdraw an iteration.  Through the names themselves,
+ * the inline fast path of the header's macros; through the names in
+ * parentheses, which no macro expands, the exported functions: what every
+ * access costs with CONFIG_REVOCABLE_DEBUG, and what the inline path saves.
+ */
+#define DEFINE_LOOP_ACCESS(name, access, withdraw)			\
+static u64 name(struct bench_ctx *c, unsigned long n)			\
+{									\
+	struct revocable acc;						\
+	u64 sum = 0;							\
+	int *res;							\
+									\
+	while (n--) {							\
+		res = access(c->ref, &acc);				\
+		sum += res ? *res : 0;					\
+		withdraw(&acc);						\
+	}								\
+	return sum;							\
 }
+
+DEFINE_LOOP_ACCESS(loop_access, revocable_access, revocable_withdraw_access)
+DEFINE_LOOP_ACCESS(loop_access_outofline, (revocable_access),
+		   (revocable_withdraw_access))
 
 static u64 loop_with(struct bench_ctx *c, unsigned long n)
 {
@@ -253,25 +264,6 @@ static u64 loop_class(struct bench_ctx *c, unsigned long n)
 	while (n--) {
 		CLASS(revocable, scope)(c->ref);
 		sum += scope.res ? *(int *)scope.res : 0;
-	}
-	return sum;
-}
-
-/*
- * revocable_access() and withdraw through the exported functions instead
- * of the inline fast path: what every access costs with
- * CONFIG_REVOCABLE_DEBUG, and what the inline path saves.
- */
-static u64 loop_access_outofline(struct bench_ctx *c, unsigned long n)
-{
-	struct revocable acc;
-	u64 sum = 0;
-	int *res;
-
-	while (n--) {
-		res = (revocable_access)(c->ref, &acc);
-		sum += res ? *res : 0;
-		(revocable_withdraw_access)(&acc);
 	}
 	return sum;
 }

@@ -126,6 +126,19 @@ __revocable_fops_head(const struct file *file)
 	REVOCABLE_TRY_ACCESS_WITH(__revocable_fops_head(file)->rp, res)
 
 /*
+ * A wrapper's value: @call, made inside one access of the device behind
+ * @file, or @gone, without calling the driver, once the device has been
+ * revoked.  The access ends with the statement expression.
+ */
+#define __REVOCABLE_FOPS_CALL(file, gone, call)				\
+	({								\
+		void *__res;						\
+									\
+		__REVOCABLE_FOPS_ACCESS(__res, file);			\
+		__res ? (call) : (gone);				\
+	})
+
+/*
  * The wrappers of the per-call operations, named @name followed by _read,
  * _poll, ...: each finds the device from the file's f_op, enters one
  * access, and calls the operation of the table that @name followed by
@@ -136,91 +149,62 @@ __revocable_fops_head(const struct file *file)
 #define __REVOCABLE_FOPS_WRAPPERS(name)					\
 static loff_t name##_llseek(struct file *file, loff_t off, int whence)	\
 {									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table_of(file)->llseek(file, off, whence);	\
+	return __REVOCABLE_FOPS_CALL(file, -ENODEV,			\
+		name##_table_of(file)->llseek(file, off, whence));	\
 }									\
 									\
 static ssize_t name##_read(struct file *file,				\
 			   char __user *buf, size_t len, loff_t *ppos)	\
 {									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table_of(file)->read(file, buf, len, ppos);	\
+	return __REVOCABLE_FOPS_CALL(file, -ENODEV,			\
+		name##_table_of(file)->read(file, buf, len, ppos));	\
 }									\
 									\
 static ssize_t name##_write(struct file *file,				\
 			    const char __user *buf, size_t len, loff_t *ppos) \
 {									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table_of(file)->write(file, buf, len, ppos);	\
+	return __REVOCABLE_FOPS_CALL(file, -ENODEV,			\
+		name##_table_of(file)->write(file, buf, len, ppos));	\
 }									\
 									\
 static ssize_t name##_read_iter(struct kiocb *iocb,			\
 				struct iov_iter *to)			\
 {									\
 	struct file *file = iocb->ki_filp;				\
-	void *res;							\
 									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table_of(file)->read_iter(iocb, to);		\
+	return __REVOCABLE_FOPS_CALL(file, -ENODEV,			\
+		name##_table_of(file)->read_iter(iocb, to));		\
 }									\
 									\
 static ssize_t name##_write_iter(struct kiocb *iocb,			\
 				 struct iov_iter *from)			\
 {									\
 	struct file *file = iocb->ki_filp;				\
-	void *res;							\
 									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table_of(file)->write_iter(iocb, from);		\
+	return __REVOCABLE_FOPS_CALL(file, -ENODEV,			\
+		name##_table_of(file)->write_iter(iocb, from));		\
 }									\
 									\
 static __poll_t name##_poll(struct file *file,				\
 			    struct poll_table_struct *pt)		\
 {									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return __revocable_fops_head(file)->revoked_poll;	\
-	return name##_table_of(file)->poll(file, pt);			\
+	return __REVOCABLE_FOPS_CALL(file,					\
+		__revocable_fops_head(file)->revoked_poll,		\
+		name##_table_of(file)->poll(file, pt));			\
 }									\
 									\
 static long name##_unlocked_ioctl(struct file *file,			\
 				  unsigned int cmd, unsigned long arg)	\
 {									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table_of(file)->unlocked_ioctl(file, cmd, arg);	\
+	return __REVOCABLE_FOPS_CALL(file, -ENODEV,			\
+		name##_table_of(file)->unlocked_ioctl(file, cmd, arg));	\
 }									\
 									\
 static long name##_compat_ioctl(struct file *file,			\
 				unsigned int cmd, unsigned long arg)	\
 {									\
-	void *res;							\
-									\
-	__REVOCABLE_FOPS_ACCESS(res, file);				\
-	if (!res)							\
-		return -ENODEV;						\
-	return name##_table_of(file)->compat_ioctl(file, cmd, arg);	\
+	return __REVOCABLE_FOPS_CALL(file, -ENODEV,			\
+		name##_table_of(file)->compat_ioctl(file, cmd, arg));	\
 }
 
 /**
