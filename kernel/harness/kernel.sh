@@ -826,6 +826,9 @@ bisect() {
 
 	patches
 	out=$kdir/out-bisect
+	# The core's prompt shows with COMPILE_TEST: it then builds from its
+	# own patch on, before any user selects it.
+	configs+=("$cfgdir/revocable-bisect.config")
 	rm -f "$stamps/applied"
 	git -C "$ksrc" checkout -q -f --detach pristine
 	git -C "$ksrc" clean -q -fdx
@@ -850,7 +853,7 @@ bisect() {
 
 case $kver:$cmd in
 6.12:* | 6.1:patches | 6.1:qemu | 6.1:series-update) ;;
-7.2:patches | 7.2:qemu | 7.2:qemu-stock | 7.2:series-update | 7.2:bench | 7.2:export | 7.2:bisect) ;;
+7.2:patches | 7.2:qemu | 7.2:qemu-stock | 7.2:series-update | 7.2:bench | 7.2:export | 7.2:bisect | 7.2:gpiod-suite) ;;
 *)
 	echo "$0: only patches, series-update and qemu exist for $kver" >&2
 	exit 2
