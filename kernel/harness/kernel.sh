@@ -853,7 +853,7 @@ bisect() {
 
 case $kver:$cmd in
 6.12:* | 6.1:patches | 6.1:qemu | 6.1:series-update) ;;
-7.2:patches | 7.2:qemu | 7.2:qemu-stock | 7.2:series-update | 7.2:bench | 7.2:export | 7.2:bisect | 7.2:gpiod-suite | 7.2:bench-gpio) ;;
+7.2:patches | 7.2:qemu | 7.2:qemu-stock | 7.2:series-update | 7.2:bench | 7.2:export | 7.2:bisect | 7.2:gpiod-suite | 7.2:bench-gpio | 7.2:qemu-faults) ;;
 *)
 	echo "$0: only patches, series-update and qemu exist for $kver" >&2
 	exit 2
@@ -934,6 +934,7 @@ qemu-faults)
 	out=$kdir/out-faults
 	configs=("$cfgdir/qemu.config" "$cfgdir/revocable.config"
 		"$cfgdir/revocable-conv.config" "$cfgdir/revocable-faults.config")
+	[ "$kver" != 7.2 ] || configs+=("$cfgdir/revocable-7.2.config")
 	log=$kdir/console-faults.log
 	# The sweep runs every life cycle once per allocation it makes.
 	export QEMU_TIMEOUT=${QEMU_TIMEOUT:-2700}
