@@ -853,7 +853,7 @@ bisect() {
 
 case $kver:$cmd in
 6.12:* | 6.1:patches | 6.1:qemu | 6.1:series-update) ;;
-7.2:patches | 7.2:qemu | 7.2:qemu-stock | 7.2:series-update | 7.2:bench | 7.2:export | 7.2:bisect | 7.2:gpiod-suite | 7.2:bench-gpio | 7.2:qemu-faults) ;;
+7.2:patches | 7.2:qemu | 7.2:qemu-stock | 7.2:series-update | 7.2:bench | 7.2:export | 7.2:bisect | 7.2:gpiod-suite | 7.2:bench-gpio | 7.2:qemu-faults | 7.2:qemu-media) ;;
 *)
 	echo "$0: only patches, series-update and qemu exist for $kver" >&2
 	exit 2
