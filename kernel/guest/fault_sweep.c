@@ -1009,10 +1009,38 @@ static int fei_run(const struct fei_case *c, const struct scenario *s)
 	return bad;
 }
 
+/* Whether /proc/kallsyms names the function @func. */
+static int ksym_present(const char *func)
+{
+	char line[512], name[256];
+	int found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %*s %255s", name) == 1 && !strcmp(name, func);
+	fclose(f);
+	return found;
+}
+
 static void fei_sweep(const struct fei_case *c)
 {
 	unsigned int i, runs = 0, bad = 0;
+	char name[128];
 
+	/*
+	 * A function of one kernel line only: __revocable_srcu_init() is
+	 * revocable_srcu.c's, which the 7.2 series does not have (its domains
+	 * are SRCU-fast, and init_srcu_struct_fast()'s allocations are failed
+	 * by the fail-nth sweep above).  Absent from a kallsyms that does list
+	 * the core is a skip the plan names; anything else fails.
+	 */
+	if (!ksym_present(c->func) && ksym_present("revocable_domain_alloc")) {
+		snprintf(name, sizeof(name), "fail_function:%s", c->func);
+		ksft_test_result_code(KSFT_SKIP, name, "not in this kernel\n");
+		return;
+	}
 	if (!fei_listed(c->func, c->type)) {
 		ksft_test_result_fail("fail_function %s: not injectable as %s\n", c->func,
 				      c->type);
