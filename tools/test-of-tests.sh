@@ -31,9 +31,16 @@
 #         and the uinput device's cycles, fail_function through
 #         revocable_provider_alloc_in()).  Only a failure inside the
 #         fault-sweep step counts as caught
+#   srcu-7.2: the 7.2 series' SRCU patch (0010), whose one-grace-period
+#         scan ends the grace period when the rank new readers do not use
+#         is drained, without looking at the other rank; the plan's
+#         rcutorture step must catch it (a reader that sees a freed
+#         element: "End of test: FAILURE").  Only a failure inside the
+#         rcutorture step counts as caught
 #
-# usage: tools/test-of-tests.sh gpio|fops|fops-6.1|readside|media|faults [BUILD_KERNEL_DIR]
-#        (default build/kernel, build/kernel-6.1 for fops-6.1)
+# usage: tools/test-of-tests.sh gpio|fops|fops-6.1|readside|media|faults|srcu-7.2 [BUILD_KERNEL_DIR]
+#        (default build/kernel, build/kernel-6.1 for fops-6.1, build/kernel-7.2
+#        for srcu-7.2)
 # Prints the flow's output, then "test-of-tests: caught" (exit 0) or
 # "test-of-tests: NOT caught" (exit 1).  The next normal kernel-qemu run
 # rebuilds the real code.
@@ -64,6 +71,12 @@ faults)
 	console='console-faults.log'
 	step=fault-sweep
 	;;
+srcu-7.2)
+	flow=qemu-7.2
+	what=srcu
+	kdefault=$repo/build/kernel-7.2
+	step=rcutorture
+	;;
 esac
 kdir=$(realpath -m "${2:-$kdefault}")
 scratch=$(mktemp -d)
@@ -92,8 +105,13 @@ qemu-faults:faults)
 	sed -i '/^nomem:$/,/^}$/s|^\trevocable_domain_free(rfo->dom);$|\t/* test of the tests: the domain leaks */|' "$p"
 	new='^	/\* test of the tests: the domain leaks \*/$'
 	;;
+qemu-7.2:srcu)
+	p=$(ls "$scratch"/kernel/series-7.2/*srcu-end-an-idle*.patch)
+	sed -i 's|^+\treturn srcu_readers_lock_idx(ssp, !idx, true, unlocks_cur);$|+\treturn 1;\t/* test of the tests */|' "$p"
+	new='^+	return 1;	/\* test of the tests \*/$'
+	;;
 *)
-	echo "usage: $0 gpio|fops|fops-6.1|readside|media|faults [BUILD_KERNEL_DIR]" >&2
+	echo "usage: $0 gpio|fops|fops-6.1|readside|media|faults|srcu-7.2 [BUILD_KERNEL_DIR]" >&2
 	exit 2
 	;;
 esac
@@ -116,7 +134,7 @@ awk -v re="INIT: step ($storms)-storm begin at uptime" '$0 ~ re && !t0 { t0 = $N
      /^\[.*BUG: KASAN/ && t0 && !done { gsub(/[][]/, ""); done = 1;
 	printf "first failure %.1f s into the storm\n", $1 - t0 }' "$log"
 grep -m1 -E '^\[ *[0-9.]+\] BUG: KASAN' "$log" | sed 's/^/first report: /' || true
-# media, faults: the failure must be the step's own (from its begin to its
+# media, faults, srcu-7.2: the failure must be the step's own (from its begin to its
 # end, or to the end of the log if the kernel died in it).
 if [ -n "$step" ] && [ $rc != 0 ] &&
 	! awk -v s="$step" '$0 ~ "INIT: step " s " begin" { on = 1 }
