@@ -166,6 +166,7 @@ FORMATS = ("harness", "tap", "compliance")
 COMPLIANCE_DEV = re.compile(r"^Compliance test for (\S+) device (\S+):")
 # A section of the tests of one device ("Format ioctls (Input 0):"): a test
 # name recurs in each.
+KMSG_INLINE = re.compile(r"\[\s*\d+\.\d+\]")
 COMPLIANCE_SECTION = re.compile(r"^(\S.*):\s*$")
 COMPLIANCE_TEST = re.compile(r"^\s*test (.+): (OK.*|FAIL.*)$")
 COMPLIANCE_TOTAL = re.compile(r"^Grand Total for (\S+) device (\S+): (\d+), "
@@ -341,6 +342,10 @@ def console(args):
         if step and steps[step]["format"] == "compliance" and from_kernel:
             continue
         if step and steps[step]["format"] == "compliance":
+            # A kernel message may also land after the start of a line of
+            # the program's ("Input ioctls:[   6.18] vivid-000: ..."): the
+            # program's part is what precedes the time stamp.
+            line = KMSG_INLINE.split(line, 1)[0]
             m = COMPLIANCE_DEV.match(line)
             if m:
                 cdev, csec = f"{m.group(1)} {m.group(2)}", None
