@@ -827,8 +827,9 @@ bisect() {
 	patches
 	out=$kdir/out-bisect
 	# The core's prompt shows with COMPILE_TEST: it then builds from its
-	# own patch on, before any user selects it.
-	configs+=("$cfgdir/revocable-bisect.config")
+	# own patch on, before any user selects it.  The media fragment too,
+	# so that the media fixes and the V4L2 patches build at theirs.
+	configs+=("$cfgdir/revocable-media.config" "$cfgdir/revocable-bisect.config")
 	rm -f "$stamps/applied"
 	git -C "$ksrc" checkout -q -f --detach pristine
 	git -C "$ksrc" clean -q -fdx
