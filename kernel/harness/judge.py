@@ -166,7 +166,11 @@ FORMATS = ("harness", "tap", "compliance")
 COMPLIANCE_DEV = re.compile(r"^Compliance test for (\S+) device (\S+):")
 # A section of the tests of one device ("Format ioctls (Input 0):"): a test
 # name recurs in each.
-KMSG_INLINE = re.compile(r"\[\s*\d+\.\d+\]")
+# A printk time stamp: at the start of a kernel message, or inside a line
+# of a program's that a kernel message landed in.
+PRINTK_STAMP = r"\[\s*\d+\.\d+\]"
+KMSG_PREFIX = re.compile("^" + PRINTK_STAMP + r"\s?")
+KMSG_INLINE = re.compile(PRINTK_STAMP)
 COMPLIANCE_SECTION = re.compile(r"^(\S.*):\s*$")
 COMPLIANCE_TEST = re.compile(r"^\s*test (.+): (OK.*|FAIL.*)$")
 COMPLIANCE_TOTAL = re.compile(r"^Grand Total for (\S+) device (\S+): (\d+), "
@@ -291,7 +295,7 @@ def console(args):
     # Without the printk time stamps and the colours some programs print
     # on a terminal (v4l2-compliance).
     raw = [ANSI.sub("", l) for l in text.splitlines()]
-    lines = [re.sub(r"^\[\s*\d+\.\d+\]\s?", "", l) for l in raw]
+    lines = [KMSG_PREFIX.sub("", l) for l in raw]
     # The kernel's own messages (a printk time stamp), which may fall in
     # the middle of a program's output: never a line of v4l2-compliance.
     kmsg = [l != r for l, r in zip(lines, raw)]
@@ -490,7 +494,7 @@ def read_boot(path):
     """{name: ns per op} of one console log, or None when it did not finish."""
     res, done = {}, False
     for line in open(path, errors="replace"):
-        line = re.sub(r"^\[\s*\d+\.\d+\]\s?", "", line.rstrip())
+        line = KMSG_PREFIX.sub("", line.rstrip())
         if line == "revocable_bench: done":
             done = True
         m = BENCH_LIFE.match(line)
