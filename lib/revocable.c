@@ -26,8 +26,6 @@
  * - Accesses through a reference move no reference count.
  */
 #define pr_fmt(fmt) "revocable: " fmt
-/* This file defines the out-of-line accessors the header inlines. */
-#define __REVOCABLE_CORE
 
 #include <linux/atomic.h>
 #include <linux/bug.h>

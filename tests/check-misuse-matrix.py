@@ -10,7 +10,7 @@ KUnit cases as `misuse_FUNCTION__MISUSE` and userspace Check tests as
 kernel/new-files/drivers/base/revocable_test.c differ, when a named case has
 no MISUSE() body, when a FILE.c:CASE is not a TEST() in tests/, when
 a row (of the matrix or of the API contract's per-call tables) gives an
-error code that its function's kernel-doc in lib/revocable.h does not name, or when a cell is missing from fuzz/fuzz_ops.c's
+error code that its function's kernel-doc in <linux/revocable.h> does not name, or when a cell is missing from fuzz/fuzz_ops.c's
 MISUSE_CELLS (fuzzed there, or not with the reason).
 """
 import os
@@ -53,9 +53,19 @@ def main():
             bad += 1
     # The header is the contract: an error code a row gives must be one its
     # function's kernel-doc names.
-    header = open(os.path.join(root, "lib/revocable.h")).read()
+    header = open(os.path.join(
+        root, "kernel/new-files/include/linux/revocable.h")).read()
     docs = dict(re.findall(r"^/\*\*\n \* (\w+)\(\) - (.*?)^ \*/", header,
                            re.S | re.M))
+    # What userspace answers beyond that kernel-doc is in one DOC comment
+    # of the template the userspace header is made from: a function it
+    # names has those codes too.
+    tmpl = open(os.path.join(root, "lib/revocable.h.in")).read()
+    user = re.search(r"^ \* DOC: Userspace\n(.*?)^ \*/", tmpl, re.S | re.M)
+    for item in re.split(r"^ \* - ", user.group(1) if user else "", flags=re.M):
+        for fn in set(re.findall(r"(revocable_\w+)\(\)", item)):
+            if fn in docs:
+                docs[fn] += " ".join(re.findall(r"-E[A-Z]+", item))
     # A row's error codes must be ones its function's kernel-doc names: the
     # matrix's rows, and the per-call tables of the API contract (kernel-only
     # calls there are documented in kernel/new-files).
@@ -72,7 +82,7 @@ def main():
         for fn, cells in re.findall(rx, text, re.M):
             if fn not in docs:
                 if needs_doc:
-                    print(f"{what} {fn} has no kernel-doc in lib/revocable.h")
+                    print(f"{what} {fn} has no kernel-doc in <linux/revocable.h>")
                     bad += 1
                 continue
             n += 1

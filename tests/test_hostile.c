@@ -1437,7 +1437,7 @@ static int unbalanced_child(void *arg)
 	CHILD_CHECK(dom);
 	CHILD_CHECK(revocable_domain_set_slow(dom, 50, NULL, NULL) == 0);
 	CHILD_CHECK(test_log_open());
-	ssp = ((const struct __revocable_domain_head *)dom)->ssp;
+	ssp = (struct srcu_struct *)((const struct __revocable_domain_head *)dom)->ssp;
 	idx = srcu_read_lock(ssp);
 	srcu_read_unlock(ssp, idx ^ 1);
 

@@ -95,8 +95,7 @@ preflight() {
 	local miss=() pair
 	local tools=(make:make gcc:build-essential aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu
 		bc:bc bison:bison flex:flex cpio:cpio xz:xz-utils git:git python3:python3
-		perl:perl gzip:gzip depmod:kmod rsync:rsync dpkg-deb:dpkg apt-get:apt
-		unifdef:unifdef)
+		perl:perl gzip:gzip depmod:kmod rsync:rsync dpkg-deb:dpkg apt-get:apt)
 
 	local boots=1
 

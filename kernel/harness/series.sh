@@ -10,9 +10,6 @@
 # rebuilt from it:
 #
 #   lib/revocable.c          -> drivers/base/revocable.c
-#   lib/revocable.h          -> include/linux/revocable.h, through
-#                               unifdef -D__KERNEL__ -U__cplusplus (the
-#                               userspace and C++ branches go)
 #   kernel/new-files/PATH     -> PATH (kernel/new-files-VERSION/PATH first,
 #                               where the environment's CARRY_OVERLAY
 #                               names that directory: a file that differs
@@ -48,16 +45,9 @@ entries() {
 # carry KPATH DEST: write the repository's text of kernel file KPATH to
 # DEST; fail when KPATH is not carried.
 carry() {
-	local rc=0
-
 	case $1 in
 	drivers/base/revocable.c)
 		cp "$repo/lib/revocable.c" "$2"
-		;;
-	include/linux/revocable.h)
-		# unifdef: 0 unchanged, 1 changed, 2 trouble.
-		unifdef -D__KERNEL__ -U__cplusplus -o "$2" "$repo/lib/revocable.h" || rc=$?
-		[ $rc -le 1 ] || { echo "series.sh: unifdef failed on lib/revocable.h" >&2; exit 1; }
 		;;
 	*)
 		# A kernel line's own version of a file first (CARRY_OVERLAY,
@@ -75,8 +65,6 @@ carry() {
 regen() {
 	local series=$1 tree=$2 out=$3 dir p opts f changed
 
-	command -v unifdef >/dev/null ||
-		{ echo "series.sh: unifdef is missing (apt-get install unifdef)" >&2; exit 1; }
 	dir=$(dirname "$series")
 	cd "$tree"
 	git am --abort >/dev/null 2>&1 || true	# a run killed halfway

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * In the kernel the public header lives at <linux/revocable.h>; in
- * userspace it is installed as <revocable.h>.  This forwards one to the
- * other so lib/revocable.c builds unchanged in both.
+ * <linux/revocable.h> for the userspace build of the core and of the
+ * kernel's KUnit suite: the kernel's own header, over the compat layer.
+ * Programs include the generated <revocable.h> instead.
  */
-#include <revocable.h>
+#include "../../kernel/new-files/include/linux/revocable.h"

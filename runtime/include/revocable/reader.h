@@ -265,13 +265,12 @@ __revocable_reader_unlock(struct __revocable_reader *r,
 }
 
 /*
- * What the inline accessors of <revocable.h> are written against (the
- * kernel's versions are there), for programs that define _LGPL_SOURCE.
- * A context is the thread's block; a handle records its token as owner.
+ * What the inline accessors of <revocable.h> are written against, for
+ * programs that define _LGPL_SOURCE.  A context is the thread's block; a
+ * handle records its token as owner.
  */
-#if defined(_LGPL_SOURCE) && !defined(__REVOCABLE_CORE)
+#ifdef _LGPL_SOURCE
 #define __REVOCABLE_INLINE		1
-#define __REVOCABLE_DEBUG		0
 #define __revocable_unlikely(x)		__builtin_expect(!!(x), 0)
 #define __revocable_bad(p)						\
 	((unsigned long)(p) - 1 >= (unsigned long)-4096)

@@ -1,39 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Revocable resources: access to a resource that its provider may withdraw
- * at any time.
- *
- * This is <linux/revocable.h>.
+ * at any time.  See Documentation/driver-api/driver-model/revocable.rst.
  */
-#ifndef __LINUX_REVOCABLE_H
-#define __LINUX_REVOCABLE_H
+#ifndef _LINUX_REVOCABLE_H
+#define _LINUX_REVOCABLE_H
 
-#ifdef __KERNEL__
+#include <linux/cleanup.h>
 #include <linux/compiler.h>
 #include <linux/err.h>
-#include <linux/kconfig.h>
 #include <linux/rcupdate.h>
 #include <linux/revocable_srcu.h>
 #include <linux/types.h>
-#include <asm/current.h>
-#define __revocable_unrcu(p)	unrcu_pointer(p)
-#else
-/*
- * Userspace: this file is installed as <revocable.h>, next to the private
- * <revocable/reader.h>; the kernel's copy is this one without its
- * userspace and C++ branches (unifdef -D__KERNEL__ -U__cplusplus).
- */
-#include <stdbool.h>
-#ifndef __rcu
-#define __rcu
-#endif
-#define __revocable_unrcu(p)	(p)
-/* The SRCU read side, and the inline accessors' userspace half. */
-#include "revocable/reader.h"
-#endif
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 struct revocable_domain;
 struct revocable_provider;
@@ -58,8 +36,8 @@ struct revocable_provider;
  * - A put that would drop the owner's reference of a provider that is not
  *   revoked warns and frees nothing.
  * - A revoke, wait, batch, barrier or domain free that would wait for the
- *   access it is called from (same domain), or from a callback of the
- *   library, warns and returns -EDEADLK instead of hanging; what it revoked
+ *   access it is called from (same domain), or from a completion callback,
+ *   warns and returns -EDEADLK instead of hanging; what it revoked
  *   completes in the background.
  * - A handle (``struct revocable``) serves one access at a time.  A second
  *   access through a handle that is inside one (shared between contexts,
@@ -74,122 +52,18 @@ struct revocable_provider;
  *   taking a reference never races with its release.
  * - An access writes nothing shared and does no atomic read-modify-write;
  *   reference counts move only at get and put.
- * - An access ends at its withdraw (in userspace also at its thread's
- *   exit).  One abandoned without it (a jump out of its scope) stays open
- *   until then, and revokes of its domain wait; the slow-revoke report
- *   names the context.
+ * - An access ends at its withdraw.  One abandoned without it (a jump out
+ *   of its scope) stays open, and revokes of its domain wait; the
+ *   slow-revoke report names the context.
  * - Every bad call (NULL arguments, double deinit, withdraw without an
  *   access, use after deinit, a second wait, a put that would drop the
  *   owner's reference) has a documented result: a warning, and an error
  *   code where the call returns one; none crashes, hangs or frees under a
  *   live pointer.  Two misuses cannot be told from correct calls: a put
  *   too many that takes another consumer's reference, and any call on an
- *   object after its last reference is gone; KASAN, ASan and valgrind find
- *   the use after free that follows.
+ *   object after its last reference is gone; KASAN finds the use after free
+ *   that follows.
  */
-
-#ifndef __KERNEL__
-/**
- * DOC: Overview
- *
- * A *provider* (the driver of a hot-pluggable device, a plugin host, a
- * connection pool) publishes a resource.  *Consumers* use it only inside
- * short *accesses*, which may sleep.  An access yields the resource, valid
- * until the access ends, or NULL once the provider has revoked it.  A
- * revoke makes new accesses fail and waits for those in progress; then the
- * owner may free the resource.
- */
-
-/**
- * DOC: Objects
- *
- * - domain: the read side that accesses enter, an SRCU domain.  The
- *   readers of a domain delay only revokes in that domain.
- *   revocable_provider_alloc() uses the default domain;
- *   revocable_domain_alloc() makes others.
- * - provider: one published resource.  Its owner keeps it in a slot, a
- *   pointer the owner owns, and revokes through that slot.
- * - consumer reference: revocable_provider_get_rcu() takes one from the
- *   slot and revocable_provider_put() drops it.  A reference keeps the
- *   provider's memory alive, not the resource.
- * - access: revocable_access() and revocable_withdraw_access(), the scope
- *   macros REVOCABLE_TRY_ACCESS_WITH() and REVOCABLE_TRY_ACCESS_SCOPED(),
- *   or a handle set up with revocable_init() and used through
- *   revocable_try_access().  An access moves no reference count.
- */
-
-/**
- * DOC: Upstream API and extensions
- *
- * The calls of the kernel series that was merged and then reverted for
- * v7.0 keep their signatures: revocable_provider_alloc(),
- * revocable_provider_revoke(), revocable_init(), revocable_deinit(),
- * revocable_try_access(), revocable_withdraw_access(),
- * REVOCABLE_TRY_ACCESS_WITH() and REVOCABLE_TRY_ACCESS_SCOPED().
- *
- * Added here: domains (revocable_domain_alloc() and the other
- * ``revocable_domain_*`` calls); consumer references
- * (revocable_provider_get_rcu(), revocable_provider_get(),
- * revocable_provider_put()); publishing into a slot that consumers already
- * read (revocable_provider_publish()); a revoke that tells whether it
- * revoked (revocable_revoke()); asynchronous, batched and two-phase revokes
- * (revocable_revoke_async(), revocable_revoke_batch(),
- * revocable_revoke_begin(), revocable_revoke_wait()); accesses through a
- * reference without a handle (revocable_access()); and
- * revocable_access_unchecked() for code that can prove the resource live.
- *
- * Define ``_LGPL_SOURCE`` before including the header to get the access
- * calls and macros inline.  C++ includes the header unchanged;
- * ``<revocable.hpp>`` adds the scope guard ``librevocable::access<T>``.
- */
-
-/**
- * DOC: Threads and fork
- *
- * Threads are not registered.  A thread that exits inside an access has the
- * access withdrawn and reported.  An access left by ``siglongjmp()`` stays
- * open until its thread exits.
- *
- * After fork(), only the forking thread exists in the child: the accesses
- * of other threads are dropped and their handles are idle, the forking
- * thread's own accesses stay open until it withdraws them, and revokes work
- * as usual.  fork() waits for library callbacks that other threads are
- * running; callbacks are short by contract.
- */
-
-/**
- * DOC: Signals
- *
- * The read side is async-signal-safe.  A handler may call
- * revocable_access(), revocable_try_access() and
- * revocable_withdraw_access() and use the scope macros in any domain, also
- * in one whose access it interrupted on the same thread: no count is lost.
- * The warnings of their misuse paths are not async-signal-safe.
- *
- * Revokes, barriers, allocations and the domain calls are not
- * async-signal-safe.  Called from a handler that interrupted the library
- * while it held a lock they would wait for, they warn and return -EDEADLK
- * instead of deadlocking.
- */
-
-/**
- * DOC: Valgrind
- *
- * A process that exits with a deferred free or an asynchronous revoke still
- * pending gets "possibly lost" records for the library's own memory and
- * service threads.  Pass valgrind the suppressions the library installs::
- *
- *   valgrind --leak-check=full \
- *       --suppressions=$(pkg-config --variable=suppressions revocable) prog
- */
-#endif /* !__KERNEL__ */
-#ifdef __KERNEL__
-/* A domain's read side: <linux/revocable_srcu.h>. */
-#define __revocable_ssp_t	struct revocable_srcu
-#else
-#define __revocable_ssp_t	struct srcu_struct
-struct srcu_struct;
-#endif
 
 /**
  * struct revocable - one access to a revocable resource
@@ -205,7 +79,7 @@ struct srcu_struct;
  */
 struct revocable {
 	struct revocable_provider *rp;
-	__revocable_ssp_t *ssp;
+	struct revocable_srcu *ssp;
 	void *owner;
 	int idx;
 	unsigned short refused;
@@ -213,19 +87,18 @@ struct revocable {
 };
 
 /*
- * The first members of every provider and domain, which the inline
- * accessors read.  Private; in userspace part of the inline ABI (see
- * <revocable/reader.h>).
+ * The first members of every provider and domain, which inline accessors
+ * read.  Private.
  */
 struct __revocable_domain_head {
-	__revocable_ssp_t *ssp;
+	struct revocable_srcu *ssp;
 };
 
 struct __revocable_provider_head {
 	void __rcu *res;
 	const struct __revocable_domain_head *dom;
-	/* The domain's read side: one load fewer for the kernel's scopes. */
-	__revocable_ssp_t *ssp;
+	/* The domain's read side: one load fewer for the scope forms. */
+	struct revocable_srcu *ssp;
 };
 
 /* ----- domains ---------------------------------------------------------- */
@@ -270,18 +143,15 @@ int revocable_domain_free(struct revocable_domain *dom);
  *
  * Waits until the completion callbacks of asynchronous revokes queued so
  * far have run.  Call it before unloading code that such callbacks would
- * run.  When nothing is pending in @dom, it returns without waiting.  (The
- * memory of released providers is freed by the library's own callbacks,
- * which nobody needs to wait for; in userspace this call runs those too,
- * so that a program that exits next leaves nothing queued.)
+ * run.  When nothing is pending in @dom, it returns without waiting.  The
+ * memory of released providers is freed by callbacks of the core, which
+ * nobody needs to wait for.
  *
  * Context: process context; may sleep; not inside an access of @dom, not
  * from a completion callback.
  * Return: 0 once the work is done; -EDEADLK (with a warning), without
- * waiting, inside an access of @dom, from a completion callback, or (in
- * userspace) from a signal handler that interrupted the library inside the
- * domain's grace period or callback queue, where the wait could never
- * end; -EINVAL (with a warning) for a NULL @dom.
+ * waiting, inside an access of @dom or from a completion callback, where
+ * the wait could never end; -EINVAL (with a warning) for a NULL @dom.
  */
 int revocable_domain_barrier(struct revocable_domain *dom);
 
@@ -301,9 +171,8 @@ struct revocable_domain *revocable_default_domain(void);
  *	diagnostic (and lets revokes wait for a plain grace period)
  * @hook: called in the revoker's context with the time waited so far, or
  *	NULL for the default report: a warning naming the domain, and on the
- *	first report of a revoke the list of contexts inside read-side
- *	sections (debug_show_all_locks(); threads holding accesses in
- *	userspace, tasks holding locks with lockdep in the kernel)
+ *	first report of a revoke the tasks that hold locks
+ *	(debug_show_all_locks(), with lockdep)
  * @arg: passed to @hook
  *
  * Set this up before revokes run on the domain.
@@ -365,8 +234,7 @@ revocable_provider_alloc_in(struct revocable_domain *dom, void *res);
  * consumers may read the slot concurrently, publish with this call: its
  * store is a release, so a consumer that finds the provider through
  * revocable_provider_get_rcu() also sees what the owner did before (the
- * resource's initialisation), and race detectors (helgrind, DRD,
- * ThreadSanitizer) are told so.  In the kernel it is rcu_assign_pointer().
+ * resource's initialisation).  It is rcu_assign_pointer() with the checks.
  *
  * Context: any.
  * Return: 0; -EINVAL (with a warning) for a NULL @rpp or @rp; -EBUSY (with
@@ -430,14 +298,10 @@ void revocable_provider_put(struct revocable_provider *rp);
  * Return: 1 when this call revoked and readers are drained (the owner may
  * free the resource); 0 when the slot was already empty, or (with a
  * warning) held a provider that a revoke through another slot took
- * already; -EDEADLK (with a
- * warning) when called inside an access of the provider's domain: new
- * accesses already fail, but the wait could not be done here, and the
- * owner reference is dropped once the readers drain.  -EDEADLK (with a
- * warning) too, in userspace, from a signal handler that interrupted the
- * library inside the domain's grace period or callback queue, and then
- * nothing is done: the provider stays in its slot.  -EINVAL (with a
- * warning) for a NULL @rpp.
+ * already; -EDEADLK (with a warning) when called inside an access of the
+ * provider's domain: new accesses already fail, but the wait could not be
+ * done here, and the owner reference is dropped once the readers drain;
+ * -EINVAL (with a warning) for a NULL @rpp.
  */
 int revocable_revoke(struct revocable_provider __rcu **rpp);
 
@@ -457,19 +321,15 @@ void revocable_provider_revoke(struct revocable_provider __rcu **rpp);
  * @done: called once every access in progress is withdrawn, or NULL
  * @arg: passed to @done
  *
- * New accesses fail when this returns.  @done runs from the grace-period
- * machinery (in the kernel a work item with bottom halves disabled, in
- * userspace a worker thread): it must not sleep, and may free the
- * resource.
+ * New accesses fail when this returns.  @done runs from a work item of
+ * the grace-period machinery with bottom halves disabled: it must not
+ * sleep, and may free the resource.
  *
  * Context: any context but NMI.
  * Return: 1 when this call revoked and @done will run; 0 when the slot was
  * already empty, or (with a warning) held a provider that a revoke through
- * another slot took already, and @done will not run; -EDEADLK (with a
- * warning) in userspace from a signal handler that interrupted the library
- * inside the domain's grace period or callback queue: nothing is done (the
- * provider stays in its slot, @done will not run), call again from
- * elsewhere; -EINVAL (with a warning) for a NULL @rpp.
+ * another slot took already, and @done will not run; -EINVAL (with a
+ * warning) for a NULL @rpp.
  */
 int revocable_revoke_async(struct revocable_provider __rcu **rpp,
 			   void (*done)(void *arg), void *arg);
@@ -486,10 +346,7 @@ int revocable_revoke_async(struct revocable_provider __rcu **rpp,
  * Return: how many providers this call revoked; -EDEADLK (with a warning)
  * when called inside an access of one of their domains, in which case all
  * are revoked for new accesses and those of that domain complete in the
- * background; -EDEADLK also when some slots were left as they were, in
- * userspace, because the call comes from a signal handler that interrupted
- * the library inside their domain's grace period or callback queue;
- * -EINVAL for a NULL array with @n > 0.
+ * background; -EINVAL for a NULL array with @n > 0.
  */
 int revocable_revoke_batch(struct revocable_provider __rcu **const rpps[],
 			   unsigned int n);
@@ -529,15 +386,13 @@ revocable_revoke_begin(struct revocable_provider __rcu **rpp);
  * reference.  Call it exactly once per successful begin: of several waits
  * on one begun provider, however they race, one finishes the revoke and the
  * others return -EINVAL.  A wait after the provider's last reference was
- * dropped reads freed memory (detected by KASAN, ASan or valgrind).
+ * dropped reads freed memory (KASAN reports it).
  *
  * Context: process context; may sleep; not inside an access of the same
  * domain.
  * Return: 0 when readers are drained; -EDEADLK (with a warning) inside an
- * access of the domain (or, in userspace, from a signal handler that
- * interrupted the library inside the domain's grace period or callback
- * queue), nothing done, call again from elsewhere; -EDEADLK (with a
- * warning) from a callback of the library (a @done), where the revoke then
+ * access of the domain, nothing done, call again from elsewhere; -EDEADLK
+ * (with a warning) from a callback of the core (a @done), where the revoke then
  * finishes in the background: do not call it again; -EINVAL
  * (with a warning) for NULL, a provider that was not begun (live, or
  * revoked by revocable_revoke() or revocable_revoke_async()), or one whose
@@ -659,7 +514,7 @@ void revocable_withdraw_access(struct revocable *rev);
  * Context: as revocable_access().
  */
 #define REVOCABLE_TRY_ACCESS_WITH(_rp, _res)				\
-	__REVOCABLE_TRY_ACCESS_WITH(_rp, __REVOCABLE_ID(rev), _res)
+	__REVOCABLE_TRY_ACCESS_WITH(_rp, __UNIQUE_ID(rev), _res)
 
 /**
  * REVOCABLE_TRY_ACCESS_SCOPED() - access a resource for one block
@@ -680,123 +535,14 @@ void revocable_withdraw_access(struct revocable *rev);
  * Context: as revocable_access().
  */
 #define REVOCABLE_TRY_ACCESS_SCOPED(_rp, _res)				\
-	__REVOCABLE_TRY_ACCESS_SCOPED(_rp, __REVOCABLE_ID(rev),		\
-				      __REVOCABLE_ID(done), _res)
+	__REVOCABLE_TRY_ACCESS_SCOPED(_rp, __UNIQUE_ID(rev),		\
+				      __UNIQUE_ID(done), _res)
 
-/* ----- the inline fast path ---------------------------------------------- */
-
-/*
- * In the kernel, and in userspace for a program that defines _LGPL_SOURCE
- * before including this header (liburcu's convention), revocable_access(),
- * revocable_try_access(), revocable_withdraw_access() and the two macros
- * are inline code over the SRCU read side.  The inline path handles the
- * common case only: a live handle, idle (try_access) or owned by the caller
- * (withdraw).  Everything else (NULL arguments, inert or deinitialised
- * handles, a handle already inside an access, refused accesses, a handle
- * of an exited thread) goes to the out-of-line function, which warns and
- * returns what it always did.  With CONFIG_REVOCABLE_DEBUG (kernel) every
- * call goes out of line, where the claim of a handle is exact.
- *
- * The library itself (__REVOCABLE_CORE) defines the out-of-line functions.
- * The code is written against the hooks defined here for the kernel, and
- * in <revocable/reader.h> for userspace.
- */
-#ifdef __KERNEL__
-#ifndef __REVOCABLE_CORE
-#define __REVOCABLE_INLINE		1
-#define __REVOCABLE_DEBUG		IS_ENABLED(CONFIG_REVOCABLE_DEBUG)
-#define __revocable_unlikely(x)		unlikely(x)
-#define __revocable_bad(p)		IS_ERR_OR_NULL(p)
-#define __revocable_load(x)		READ_ONCE(x)
-#define __revocable_store(x, v)		WRITE_ONCE(x, v)
-/* The calling context, and what a handle records as its owner. */
-#define __revocable_ctx()		current
-#define __revocable_ctx_owner(c)	(c)
-#define __revocable_read_lock(c, ssp)					\
-	((void)(c), revocable_srcu_read_lock(ssp))
-#define __revocable_read_unlock(c, ssp, idx)				\
-	do {								\
-		(void)(c);						\
-		revocable_srcu_read_unlock(ssp, idx);			\
-	} while (0)
-#define __revocable_res(h, ssp)		revocable_srcu_dereference((h)->res, ssp)
-/* Orders the unlock's read of rev->idx before the next owner's write. */
-#define __revocable_release_owner(rev)	smp_store_release(&(rev)->owner, NULL)
-#define __revocable_inline		__always_inline
-#endif /* !__REVOCABLE_CORE */
-#endif /* __KERNEL__ */
-
-#ifdef __REVOCABLE_INLINE
-static __revocable_inline void *
-__revocable_access_inline(struct revocable_provider *rp, struct revocable *rev)
-{
-	const struct __revocable_provider_head *h =
-		(const struct __revocable_provider_head *)rp;
-	__revocable_ssp_t *ssp;
-	void *c;
-
-	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev || !rp))
-		return (revocable_access)(rp, rev);
-	c = __revocable_ctx();
-	ssp = h->dom->ssp;
-	rev->rp = rp;
-	rev->ssp = ssp;
-	rev->refused = 0;
-	rev->counted = false;
-	rev->owner = __revocable_ctx_owner(c);
-	rev->idx = __revocable_read_lock(c, ssp);
-	return __revocable_res(h, ssp);
-}
-
-static __revocable_inline void *
-__revocable_try_access_inline(struct revocable *rev)
-{
-	const struct __revocable_provider_head *h;
-	void *c;
-
-	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev) ||
-	    __revocable_unlikely(__revocable_bad(rev->rp) ||
-				 __revocable_load(rev->owner)))
-		return (revocable_try_access)(rev);
-	c = __revocable_ctx();
-	h = (const struct __revocable_provider_head *)rev->rp;
-	__revocable_store(rev->owner, __revocable_ctx_owner(c));
-	rev->idx = __revocable_read_lock(c, rev->ssp);
-	return __revocable_res(h, rev->ssp);
-}
+/* ----- inline scope forms ---------------------------------------------- */
 
 /*
- * Only the owner of a live access gets past the owner test: an idle,
- * inert or deinitialised handle has no owner.
- */
-static __revocable_inline void
-__revocable_withdraw_inline(struct revocable *rev)
-{
-	void *c;
-
-	if (__REVOCABLE_DEBUG || __revocable_unlikely(!rev)) {
-		(revocable_withdraw_access)(rev);
-		return;
-	}
-	c = __revocable_ctx();
-	if (__revocable_unlikely(__revocable_load(rev->owner) !=
-				 __revocable_ctx_owner(c) || rev->refused)) {
-		(revocable_withdraw_access)(rev);
-		return;
-	}
-	__revocable_read_unlock(c, rev->ssp, rev->idx);
-	__revocable_release_owner(rev);
-}
-
-#define revocable_access(rp, rev)	__revocable_access_inline(rp, rev)
-#define revocable_try_access(rev)	__revocable_try_access_inline(rev)
-#define revocable_withdraw_access(rev)	__revocable_withdraw_inline(rev)
-#endif /* __REVOCABLE_INLINE */
-
-#if defined(__REVOCABLE_INLINE) && defined(__KERNEL__)
-/*
- * Inline, the scope macros need no handle: nothing outside the scope can
- * reach theirs, so they keep only what the end of the access needs, the
+ * The scope forms need no handle: nothing outside the scope can reach
+ * theirs, so they keep only what the end of the access needs, the
  * counters the access entered (the domain is for lockdep).
  */
 struct __revocable_guard {
@@ -813,7 +559,7 @@ __revocable_guard_enter(struct __revocable_guard *g,
 
 	if (unlikely(!rp)) {
 		g->scp = NULL;
-		return rp;
+		return NULL;
 	}
 	g->ssp = h->ssp;
 	g->scp = revocable_srcu_enter(g->ssp);
@@ -825,86 +571,16 @@ static __always_inline void __revocable_guard_exit(struct __revocable_guard *g)
 	if (g->scp)
 		revocable_srcu_exit(g->ssp, g->scp);
 }
-#elif defined(__REVOCABLE_INLINE)
-/* As in the kernel, with the read index the userspace read side returns. */
-struct __revocable_guard {
-	__revocable_ssp_t *ssp;
-	int idx;			/* < 0: no access to end */
-};
-
-static __revocable_inline void *
-__revocable_guard_enter(struct __revocable_guard *g,
-			struct revocable_provider *rp)
-{
-	const struct __revocable_provider_head *h =
-		(const struct __revocable_provider_head *)rp;
-	void *c;
-
-	if (__revocable_unlikely(!rp)) {
-		g->idx = -1;
-		return rp;
-	}
-	c = __revocable_ctx();
-	g->ssp = h->dom->ssp;
-	g->idx = __revocable_read_lock(c, g->ssp);
-	return __revocable_res(h, g->ssp);
-}
-
-static __revocable_inline void
-__revocable_guard_exit(struct __revocable_guard *g)
-{
-	if (g->idx >= 0)
-		__revocable_read_unlock(__revocable_ctx(), g->ssp, g->idx);
-}
-#endif /* __REVOCABLE_INLINE */
-
-#ifndef __REVOCABLE_INLINE
-/* Out of line, the scope macros' state is an access handle. */
-struct __revocable_guard {
-	struct revocable rev;
-};
-
-static inline void *
-__revocable_guard_enter(struct __revocable_guard *g,
-			struct revocable_provider *rp)
-{
-	return revocable_access(rp, &g->rev);
-}
-
-static inline void __revocable_guard_exit(struct __revocable_guard *g)
-{
-	revocable_withdraw_access(&g->rev);
-}
-#endif
-
-/*
- * The casts to the variable's type and to the guard pointer keep the
- * macros valid C++ as well (no implicit conversion from void * there, and
- * NULL after a comma is no null pointer constant).
- */
-#ifdef __cplusplus
-#define __REVOCABLE_GUARD_INIT		{}
-#else
-#define __REVOCABLE_GUARD_INIT		{ 0 }
-#endif
 
 #define __REVOCABLE_TRY_ACCESS_WITH(_rp, _g, _res)			\
-	struct __revocable_guard _g					\
-		__attribute__((__cleanup__(__revocable_guard_exit)));	\
-	_res = (__typeof__(_res))__revocable_guard_enter(&_g,		\
-						__revocable_unrcu(_rp))
+	struct __revocable_guard _g __cleanup(__revocable_guard_exit);	\
+	_res = __revocable_guard_enter(&_g, unrcu_pointer(_rp))
 
 #define __REVOCABLE_TRY_ACCESS_SCOPED(_rp, _g, _done, _res)		\
-	for (struct __revocable_guard _g				\
-		__attribute__((__cleanup__(__revocable_guard_exit))) =	\
-			__REVOCABLE_GUARD_INIT,				\
-		*_done = ((_res) = (__typeof__(_res))			\
-			  __revocable_guard_enter(&_g, __revocable_unrcu(_rp)), \
-			  (struct __revocable_guard *)0);		\
-	     !_done; _done = &_g)
-
-#ifdef __KERNEL__
-#include <linux/cleanup.h>
+	for (struct __revocable_guard _g __cleanup(__revocable_guard_exit) = {}, \
+	     *_done = ((_res) = __revocable_guard_enter(&_g, unrcu_pointer(_rp)), \
+		       NULL);						\
+	     !_done; _done = (void *)1)
 
 /**
  * struct revocable_scope - an access held by a subsystem's guard class
@@ -963,7 +639,7 @@ DEFINE_CLASS(revocable, struct revocable_scope, revocable_scope_exit(&_T),
 
 struct device;
 
-/* Kernel only; documented in drivers/base/revocable_devm.c. */
+/* Documented in drivers/base/revocable_devm.c. */
 int devm_revocable_provider_alloc(struct device *dev,
 				  struct revocable_provider __rcu **rpp,
 				  void *res);
@@ -1009,13 +685,5 @@ revocable_access_bound(struct revocable_provider *rp, struct device *dev)
 		return __revocable_access_bound_check(rp, dev);
 	return rcu_dereference_raw(h->res);
 }
-#endif
 
-#define ___REVOCABLE_PASTE(a, b)	a##b
-#define __REVOCABLE_PASTE(a, b)		___REVOCABLE_PASTE(a, b)
-#define __REVOCABLE_ID(p)	__REVOCABLE_PASTE(__revocable_##p##_, __COUNTER__)
-#ifdef __cplusplus
-}
-#endif
-
-#endif /* __LINUX_REVOCABLE_H */
+#endif /* _LINUX_REVOCABLE_H */
