@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Section 3 man pages from the kernel-doc comments of lib/revocable.h.
+"""Section 3 man pages from the kernel-doc comments of <revocable.h>.
 
 usage: kdoc-man.py list HEADER
        kdoc-man.py get-script TARBALL_OR_SCRIPT OUT
