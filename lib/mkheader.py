@@ -7,8 +7,10 @@ usage: mkheader.py KERNEL_HEADER TEMPLATE OUTPUT
 The kernel header is the one text of the API: its types, declarations,
 kernel-doc and the scope macros' public halves.  This takes the part of it
 between its #include lines and the line that opens its kernel-only tail
-("/* ----- inline scope forms"), renames __UNIQUE_ID() to the template's
-__REVOCABLE_ID(), and puts it where the template says @KERNEL_DECLARATIONS@.
+("/* ----- inline accesses"), renames __UNIQUE_ID() to the template's
+__REVOCABLE_ID(), adds the kernel-doc of the handle calls that the tail
+defines inline (userspace exports them as functions) with their
+prototypes, and puts it where the template says @KERNEL_DECLARATIONS@.
 It fails, rather than write a header that would define or use kernel names
 in users' programs, when the part's code (its comments aside) uses anything
 only the kernel has.
@@ -16,7 +18,10 @@ only the kernel has.
 import re
 import sys
 
-TAIL = "/* ----- inline scope forms"
+TAIL = "/* ----- inline accesses"
+# Defined inline in the kernel header's tail, exported by the library.
+INLINE_CALLS = ["revocable_access", "revocable_try_access",
+                "revocable_withdraw_access"]
 # Kernel-only names the shared part's code must not use.
 KERNEL_ONLY = [
     "READ_ONCE", "WRITE_ONCE", "current", "__always_inline", "IS_ENABLED",
@@ -38,6 +43,15 @@ def shared_part(text):
         fail(f"the kernel header needs its #include lines, then one line "
              f"starting {TAIL!r}")
     part = "".join(lines[incs[-1] + 1:tails[0]]).strip("\n") + "\n"
+    tail = "".join(lines[tails[0]:])
+    for name in INLINE_CALLS:
+        # Its kernel-doc, then "static __always_inline TYPE\nNAME(ARGS)\n{".
+        m = re.search(r"^(/\*\*\n \* " + name + r"\(\) - .*?^ \*/\n)"
+                      r"static __always_inline ([^{;]*?\b" + name +
+                      r"\([^)]*\))\n\{", tail, re.S | re.M)
+        if not m:
+            fail(f"no kernel-doc'd inline definition of {name}() in the tail")
+        part += "\n" + m.group(1) + m.group(2) + ";\n"
     return part.replace("__UNIQUE_ID(", "__REVOCABLE_ID(")
 
 

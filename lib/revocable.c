@@ -761,7 +761,7 @@ static void revocable_handle_reset(struct revocable *rev,
 	rev->counted = false;
 }
 
-void *revocable_access(struct revocable_provider *rp, struct revocable *rev)
+void *__revocable_access(struct revocable_provider *rp, struct revocable *rev)
 {
 	if (WARN_ON_ONCE(!rev))
 		return NULL;
@@ -772,7 +772,7 @@ void *revocable_access(struct revocable_provider *rp, struct revocable *rev)
 	rev->idx = revocable_srcu_read_lock(rev->ssp);
 	return revocable_srcu_dereference(rp->res, rev->ssp);
 }
-EXPORT_SYMBOL_GPL(revocable_access);
+EXPORT_SYMBOL_GPL(__revocable_access);
 
 void *revocable_access_unchecked(struct revocable_provider *rp)
 {
@@ -832,7 +832,7 @@ static bool revocable_claim(struct revocable *rev)
 	return false;
 }
 
-void *revocable_try_access(struct revocable *rev)
+void *__revocable_try_access(struct revocable *rev)
 {
 	struct revocable_provider *rp;
 
@@ -848,9 +848,9 @@ void *revocable_try_access(struct revocable *rev)
 	rev->idx = revocable_srcu_read_lock(rev->ssp);
 	return revocable_srcu_dereference(rp->res, rev->ssp);
 }
-EXPORT_SYMBOL_GPL(revocable_try_access);
+EXPORT_SYMBOL_GPL(__revocable_try_access);
 
-void revocable_withdraw_access(struct revocable *rev)
+void __revocable_withdraw_access(struct revocable *rev)
 {
 	void *owner;
 
@@ -881,7 +881,7 @@ void revocable_withdraw_access(struct revocable *rev)
 	 */
 	smp_store_release(&rev->owner, NULL);
 }
-EXPORT_SYMBOL_GPL(revocable_withdraw_access);
+EXPORT_SYMBOL_GPL(__revocable_withdraw_access);
 
 void revocable_deinit(struct revocable *rev)
 {
@@ -902,7 +902,7 @@ void revocable_deinit(struct revocable *rev)
 		if (owner != current)
 			return;
 		rev->refused = 0;
-		revocable_withdraw_access(rev);
+		__revocable_withdraw_access(rev);
 	}
 	if (rev->counted)
 		kref_put(&rev->rp->kref, revocable_provider_release);

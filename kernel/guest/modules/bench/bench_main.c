@@ -224,8 +224,8 @@ static u64 name(struct bench_ctx *c, unsigned long n)			\
 }
 
 DEFINE_LOOP_ACCESS(loop_access, revocable_access, revocable_withdraw_access)
-DEFINE_LOOP_ACCESS(loop_access_outofline, (revocable_access),
-		   (revocable_withdraw_access))
+DEFINE_LOOP_ACCESS(loop_access_outofline, __revocable_access,
+		   __revocable_withdraw_access)
 
 static u64 loop_with(struct bench_ctx *c, unsigned long n)
 {

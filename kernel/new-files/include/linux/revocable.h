@@ -12,6 +12,7 @@
 #include <linux/rcupdate.h>
 #include <linux/revocable_srcu.h>
 #include <linux/types.h>
+#include <asm/current.h>
 
 struct revocable_domain;
 struct revocable_provider;
@@ -403,32 +404,6 @@ int revocable_revoke_wait(struct revocable_provider *rp);
 /* ----- access ------------------------------------------------------------ */
 
 /**
- * revocable_access() - enter an access through a provider reference
- * @rp: a provider the caller keeps alive (a consumer reference, or the
- *	owner's own slot value); NULL gives a NULL access
- * @rev: an access handle on the caller's stack; need not be initialised
- *
- * The fast path: no reference count moves and nothing shared is written.
- * End it with revocable_withdraw_access() in the same context, also when
- * the result is NULL.
- *
- * Example::
- *
- *	struct revocable acc;
- *	struct foo *foo = revocable_access(ref, &acc);
- *
- *	if (foo)
- *		foo_do(foo);
- *	revocable_withdraw_access(&acc);
- *
- * Context: any context that may enter an SRCU read-side section; the
- * access may sleep.
- * Return: the resource, valid until the access is withdrawn, or NULL when
- * it has been revoked.
- */
-void *revocable_access(struct revocable_provider *rp, struct revocable *rev);
-
-/**
  * revocable_access_unchecked() - the resource, for callers that know it is live
  * @rp: the provider
  *
@@ -469,30 +444,6 @@ int revocable_init(struct revocable_provider __rcu *rp, struct revocable *rev);
  * context is inside an access, only warns.
  */
 void revocable_deinit(struct revocable *rev);
-
-/**
- * revocable_try_access() - enter an access through an initialised handle
- * @rev: the handle
- *
- * Upstream-compatible.  A handle serves one access at a time: a second
- * access through a handle already inside one (shared between contexts, or
- * nested) is refused with a warning instead of corrupting the read index.
- *
- * Context: as revocable_access().
- * Return: the resource, valid until revocable_withdraw_access(), or NULL
- * when revoked, refused, or the handle is inert or deinitialised (the
- * last with a warning).
- */
-void *revocable_try_access(struct revocable *rev);
-
-/**
- * revocable_withdraw_access() - end an access
- * @rev: the handle of the access
- *
- * Context: the context that entered the access.  Withdrawing without an
- * access, or from another context, only warns.
- */
-void revocable_withdraw_access(struct revocable *rev);
 
 /**
  * REVOCABLE_TRY_ACCESS_WITH() - access a resource until the end of the scope
@@ -538,7 +489,108 @@ void revocable_withdraw_access(struct revocable *rev);
 	__REVOCABLE_TRY_ACCESS_SCOPED(_rp, __UNIQUE_ID(rev),		\
 				      __UNIQUE_ID(done), _res)
 
-/* ----- inline scope forms ---------------------------------------------- */
+/* ----- inline accesses -------------------------------------------------- */
+
+/* The handle calls' out-of-line halves, in drivers/base/revocable.c. */
+void *__revocable_access(struct revocable_provider *rp, struct revocable *rev);
+void *__revocable_try_access(struct revocable *rev);
+void __revocable_withdraw_access(struct revocable *rev);
+
+/*
+ * The handle calls are inline for the common case only: a live handle,
+ * idle (try_access) or owned by the caller (withdraw).  Everything else
+ * (NULL arguments, inert or deinitialised handles, a handle already inside
+ * an access, refused accesses) goes out of line, which warns and returns
+ * the documented result.  With CONFIG_REVOCABLE_DEBUG every call goes out
+ * of line, where the claim of a handle is exact.
+ */
+
+/**
+ * revocable_access() - enter an access through a provider reference
+ * @rp: a provider the caller keeps alive (a consumer reference, or the
+ *	owner's own slot value); NULL gives a NULL access
+ * @rev: an access handle on the caller's stack; need not be initialised
+ *
+ * The fast path: no reference count moves and nothing shared is written.
+ * End it with revocable_withdraw_access() in the same context, also when
+ * the result is NULL.
+ *
+ * Example::
+ *
+ *	struct revocable acc;
+ *	struct foo *foo = revocable_access(ref, &acc);
+ *
+ *	if (foo)
+ *		foo_do(foo);
+ *	revocable_withdraw_access(&acc);
+ *
+ * Context: any context that may enter an SRCU read-side section; the
+ * access may sleep.
+ * Return: the resource, valid until the access is withdrawn, or NULL when
+ * it has been revoked.
+ */
+static __always_inline void *
+revocable_access(struct revocable_provider *rp, struct revocable *rev)
+{
+	const struct __revocable_provider_head *h =
+		(const struct __revocable_provider_head *)rp;
+
+	if (IS_ENABLED(CONFIG_REVOCABLE_DEBUG) || unlikely(!rev || !rp))
+		return __revocable_access(rp, rev);
+	rev->rp = rp;
+	rev->ssp = h->ssp;
+	rev->refused = 0;
+	rev->counted = false;
+	rev->owner = current;
+	rev->idx = revocable_srcu_read_lock(h->ssp);
+	return revocable_srcu_dereference(h->res, h->ssp);
+}
+
+/**
+ * revocable_try_access() - enter an access through an initialised handle
+ * @rev: the handle
+ *
+ * Upstream-compatible.  A handle serves one access at a time: a second
+ * access through a handle already inside one (shared between contexts, or
+ * nested) is refused with a warning instead of corrupting the read index.
+ *
+ * Context: as revocable_access().
+ * Return: the resource, valid until revocable_withdraw_access(), or NULL
+ * when revoked, refused, or the handle is inert or deinitialised (the
+ * last with a warning).
+ */
+static __always_inline void *revocable_try_access(struct revocable *rev)
+{
+	const struct __revocable_provider_head *h;
+
+	if (IS_ENABLED(CONFIG_REVOCABLE_DEBUG) || unlikely(!rev) ||
+	    IS_ERR_OR_NULL(rev->rp) || unlikely(READ_ONCE(rev->owner)))
+		return __revocable_try_access(rev);
+	h = (const struct __revocable_provider_head *)rev->rp;
+	WRITE_ONCE(rev->owner, current);
+	rev->idx = revocable_srcu_read_lock(rev->ssp);
+	return revocable_srcu_dereference(h->res, rev->ssp);
+}
+
+/**
+ * revocable_withdraw_access() - end an access
+ * @rev: the handle of the access
+ *
+ * Context: the context that entered the access.  Withdrawing without an
+ * access, or from another context, only warns.
+ */
+static __always_inline void revocable_withdraw_access(struct revocable *rev)
+{
+	/* Only the owner of a live access has its task in ->owner. */
+	if (IS_ENABLED(CONFIG_REVOCABLE_DEBUG) || unlikely(!rev) ||
+	    unlikely(READ_ONCE(rev->owner) != current || rev->refused)) {
+		__revocable_withdraw_access(rev);
+		return;
+	}
+	revocable_srcu_read_unlock(rev->ssp, rev->idx);
+	/* Orders the unlock's read of ->idx before the next owner's claim. */
+	smp_store_release(&rev->owner, NULL);
+}
 
 /*
  * The scope forms need no handle: nothing outside the scope can reach
