@@ -37,7 +37,13 @@ def fail(msg):
 
 def shared_part(text):
     lines = text.splitlines(keepends=True)
-    incs = [i for i, l in enumerate(lines) if l.startswith("#include ")]
+    # The header's own block of #include lines: the first run of them.
+    incs = []
+    for i, l in enumerate(lines):
+        if l.startswith("#include "):
+            incs.append(i)
+        elif incs:
+            break
     tails = [i for i, l in enumerate(lines) if l.startswith(TAIL)]
     if not incs or len(tails) != 1 or tails[0] < incs[-1]:
         fail(f"the kernel header needs its #include lines, then one line "
