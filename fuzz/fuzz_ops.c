@@ -3,7 +3,7 @@
  * libFuzzer target: the input is a program of operations on a few provider
  * slots, consumer references, upstream handles and fast accesses, run from
  * three contexts (the fuzzer's thread and two worker threads).  Every
- * result is checked against a model of the contract in lib/revocable.h:
+ * result is checked against a model of the contract in <linux/revocable.h>:
  * return values, which accesses see the resource, how many WARNs fire,
  * that a revoke blocked by readers finishes once they withdraw, and that
  * every resource is freed exactly once.  A broken expectation aborts with
