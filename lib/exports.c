@@ -7,11 +7,8 @@
  * themselves, for programs built without _LGPL_SOURCE and for the inline
  * path's uncommon cases.  Each is a jump to the core's half.
  */
+/* Declares the halves too, as the kernel's header does. */
 #include "revocable.h"
-
-void *__revocable_access(struct revocable_provider *rp, struct revocable *rev);
-void *__revocable_try_access(struct revocable *rev);
-void __revocable_withdraw_access(struct revocable *rev);
 
 void *revocable_access(struct revocable_provider *rp, struct revocable *rev)
 {

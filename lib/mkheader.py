@@ -28,7 +28,17 @@ KERNEL_ONLY = [
     "__percpu", "DEFINE_CLASS", "CLASS", "EXPORT_SYMBOL", "EXPORT_SYMBOL_GPL",
     "__cleanup", "unrcu_pointer", "rcu_dereference", "rcu_dereference_raw",
     "__UNIQUE_ID", "unlikely", "likely", "__must_check", "__init",
+    "smp_store_release", "smp_load_acquire", "smp_mb", "IS_ERR",
+    "IS_ERR_OR_NULL", "rcu_assign_pointer", "WARN", "WARN_ON", "WARN_ONCE",
+    "guard", "scoped_guard", "__free", "__force", "u8", "u16", "u32", "u64",
+    "srcu_read_lock", "srcu_read_unlock", "revocable_srcu_read_lock",
+    "revocable_srcu_read_unlock", "revocable_srcu_enter",
+    "revocable_srcu_exit", "revocable_srcu_dereference",
 ]
+# The exported halves of the handle calls, declared in the tail: the
+# library's exports.c defines the calls over them.
+HALVES = re.compile(r"^void \*?__revocable_(access|try_access|withdraw_access)"
+                    r"\([^;]*\);\n", re.M)
 
 
 def fail(msg):
@@ -58,6 +68,12 @@ def shared_part(text):
         if not m:
             fail(f"no kernel-doc'd inline definition of {name}() in the tail")
         part += "\n" + m.group(1) + m.group(2) + ";\n"
+    halves = [m.group(0) for m in HALVES.finditer(tail)]
+    if len(halves) != len(INLINE_CALLS):
+        fail("the tail must declare __revocable_access(), "
+             "__revocable_try_access() and __revocable_withdraw_access()")
+    part += "\n/* The library's halves of the calls above; private. */\n"
+    part += "".join(halves)
     return part.replace("__UNIQUE_ID(", "__REVOCABLE_ID(")
 
 

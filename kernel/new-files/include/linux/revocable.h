@@ -12,6 +12,7 @@
 #include <linux/rcupdate.h>
 #include <linux/revocable_srcu.h>
 #include <linux/types.h>
+#include <asm/barrier.h>
 #include <asm/current.h>
 
 struct revocable_domain;
@@ -39,11 +40,16 @@ struct revocable_provider;
  * - A revoke, wait, batch, barrier or domain free that would wait for the
  *   access it is called from (same domain), or from a completion callback,
  *   warns and returns -EDEADLK instead of hanging; what it revoked
- *   completes in the background.
- * - A handle (``struct revocable``) serves one access at a time.  A second
- *   access through a handle that is inside one (shared between contexts,
- *   or nested) is refused with a warning; it never corrupts the domain or
- *   hangs a revoke.
+ *   completes in the background.  An access is recognised through lockdep
+ *   (CONFIG_DEBUG_LOCK_ALLOC); without it, a revoke from inside an access
+ *   of its own domain waits for itself.
+ * - A handle set up by revocable_init() serves one access at a time.  A
+ *   second revocable_try_access() through a handle that is inside one
+ *   (shared between contexts, or nested) is refused with a warning; it
+ *   never corrupts the domain or hangs a revoke.  Two contexts that race
+ *   exactly on one handle are refused only with CONFIG_REVOCABLE_DEBUG.
+ *   revocable_access() sets up the handle it is given: it must not be
+ *   inside an access.
  * - revocable_init() and the access macros take a provider the caller keeps
  *   alive (the owner's slot under the owner's own locking, or a consumer
  *   reference).  To start from a slot that may be revoked concurrently,
@@ -51,7 +57,8 @@ struct revocable_provider;
  *   read the slot, publish into it with revocable_provider_publish().
  * - The provider's memory outlives every reference and every access;
  *   taking a reference never races with its release.
- * - An access writes nothing shared and does no atomic read-modify-write;
+ * - An access writes nothing shared and does no atomic read-modify-write
+ *   (but for the claim of a handle with CONFIG_REVOCABLE_DEBUG);
  *   reference counts move only at get and put.
  * - An access ends at its withdraw.  One abandoned without it (a jump out
  *   of its scope) stays open, and revokes of its domain wait; the
@@ -424,7 +431,7 @@ void *revocable_access_unchecked(struct revocable_provider *rp);
  *	be made safe here
  * @rev: the handle
  *
- * Upstream-compatible.  The handle may then be used for any number of
+ * The handle may then be used for any number of
  * revocable_try_access() / revocable_withdraw_access() pairs by one context
  * at a time, and must be released with revocable_deinit().
  *
@@ -451,9 +458,8 @@ void revocable_deinit(struct revocable *rev);
  *	reference), kept alive by the caller
  * @_res: a variable that receives the resource, or NULL if revoked
  *
- * Upstream-compatible.  The access is withdrawn automatically when the
- * enclosing scope ends.  Unlike the reverted upstream macro it takes no
- * reference per access.  As with guard(), no goto may jump over it.
+ * The access is withdrawn automatically when the enclosing scope ends.  It
+ * takes no reference.  As with guard(), no goto may jump over it.
  *
  * Example::
  *
@@ -472,7 +478,7 @@ void revocable_deinit(struct revocable *rev);
  * @_rp: as for REVOCABLE_TRY_ACCESS_WITH()
  * @_res: a variable that receives the resource, or NULL if revoked
  *
- * Upstream-compatible.  The block runs once, whether or not the resource
+ * The block runs once, whether or not the resource
  * is there; break or return inside it withdraw the access.
  *
  * Example::
@@ -541,7 +547,7 @@ revocable_access(struct revocable_provider *rp, struct revocable *rev)
 	rev->ssp = h->ssp;
 	rev->refused = 0;
 	rev->counted = false;
-	rev->owner = current;
+	WRITE_ONCE(rev->owner, current);
 	rev->idx = revocable_srcu_read_lock(h->ssp);
 	return revocable_srcu_dereference(h->res, h->ssp);
 }
@@ -550,7 +556,7 @@ revocable_access(struct revocable_provider *rp, struct revocable *rev)
  * revocable_try_access() - enter an access through an initialised handle
  * @rev: the handle
  *
- * Upstream-compatible.  A handle serves one access at a time: a second
+ * A handle serves one access at a time: a second
  * access through a handle already inside one (shared between contexts, or
  * nested) is refused with a warning instead of corrupting the read index.
  *
@@ -588,18 +594,24 @@ static __always_inline void revocable_withdraw_access(struct revocable *rev)
 		return;
 	}
 	revocable_srcu_read_unlock(rev->ssp, rev->idx);
-	/* Orders the unlock's read of ->idx before the next owner's claim. */
+	/*
+	 * Orders the unlock's read of ->idx before the next claim, whose
+	 * store to ->idx depends on its load of ->owner (a control
+	 * dependency).
+	 */
 	smp_store_release(&rev->owner, NULL);
 }
 
 /*
  * The scope forms need no handle: nothing outside the scope can reach
- * theirs, so they keep only what the end of the access needs, the
- * counters the access entered (the domain is for lockdep).
+ * theirs, so they keep only what the end of the access needs, the domain
+ * and the counters the access entered.  The domain is NULL when there is
+ * no access: the counters' token may be NULL for a live one (Tiny SRCU's
+ * srcu_read_lock_fast() returns the read index as a pointer).
  */
 struct __revocable_guard {
-	struct revocable_srcu *ssp;
-	struct revocable_srcu_ctr __percpu *scp;	/* NULL: no access */
+	struct revocable_srcu *ssp;			/* NULL: no access */
+	struct revocable_srcu_ctr __percpu *scp;
 };
 
 static __always_inline void *
@@ -610,7 +622,7 @@ __revocable_guard_enter(struct __revocable_guard *g,
 		(const struct __revocable_provider_head *)rp;
 
 	if (unlikely(!rp)) {
-		g->scp = NULL;
+		g->ssp = NULL;
 		return NULL;
 	}
 	g->ssp = h->ssp;
@@ -620,7 +632,7 @@ __revocable_guard_enter(struct __revocable_guard *g,
 
 static __always_inline void __revocable_guard_exit(struct __revocable_guard *g)
 {
-	if (g->scp)
+	if (g->ssp)
 		revocable_srcu_exit(g->ssp, g->scp);
 }
 
@@ -637,16 +649,16 @@ static __always_inline void __revocable_guard_exit(struct __revocable_guard *g)
 /**
  * struct revocable_scope - an access held by a subsystem's guard class
  * @res: the resource, or NULL when the provider has been revoked
- * @__g: private
  *
  * For subsystems that keep their call sites to one line with a guard class
  * of their own (gpiolib's ``gpio_chip_guard``).  Use it through
  * ``CLASS(revocable, name)(rp)`` or through revocable_scope_enter() and
- * revocable_scope_exit().  It costs what the scope macros cost: the SRCU
- * read index and the domain, no reference and no owner.
+ * revocable_scope_exit().  It costs what the scope macros cost: the
+ * domain and the counters entered, no reference and no owner.
  */
 struct revocable_scope {
 	void *res;
+	/* private: */
 	struct __revocable_guard __g;
 };
 
