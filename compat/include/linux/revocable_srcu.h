@@ -35,22 +35,23 @@
 
 /*
  * The kernel's scope forms keep a pointer to the counters they entered
- * (revocable_srcu_enter()); here the token is the read index, carried in
- * a pointer that is never NULL.  Only kernel-side code built over compat
- * (the KUnit suite) uses these.
+ * (revocable_srcu_enter()); here the token is the read index carried in a
+ * pointer, NULL for index 0, as Tiny SRCU's srcu_read_lock_fast() gives
+ * it: the scope forms must not take a NULL token for "no access".  Only
+ * kernel-side code built over compat (the KUnit suite) uses these.
  */
 struct revocable_srcu_ctr;
 
 static __always_inline struct revocable_srcu_ctr *
 revocable_srcu_enter(struct srcu_struct *ssp)
 {
-	return (struct revocable_srcu_ctr *)(uintptr_t)(srcu_read_lock(ssp) + 1);
+	return (struct revocable_srcu_ctr *)(uintptr_t)srcu_read_lock(ssp);
 }
 
 static __always_inline void revocable_srcu_exit(struct srcu_struct *ssp,
 						struct revocable_srcu_ctr *scp)
 {
-	srcu_read_unlock(ssp, (int)(uintptr_t)scp - 1);
+	srcu_read_unlock(ssp, (int)(uintptr_t)scp);
 }
 
 #endif
