@@ -580,12 +580,21 @@ qemu_failed() {
 # The machine gets only what the run needs: -nodefaults and -nic none
 # drop QEMU's default devices (the virtio NIC of -M virt loads an option
 # ROM from ipxe-qemu, which .ci/packages does not bring in).
+#
+# QEMU_ICOUNT=SHIFT runs the guest on QEMU's instruction counter
+# (-icount shift=SHIFT,sleep=off, one TCG thread for all CPUs): the guest's
+# clocks advance 2^SHIFT ns per instruction executed and jump over idle
+# time to the next timer.  A benchmark's times then count the work the
+# guest did and the timer waits it made, not the host's load: the
+# lifecycle rows' deterministic view (docs/performance.md).
 boot() {
-	local timeout=${QEMU_TIMEOUT:-900} rc=0 smp=${QEMU_SMP:-2}
+	local timeout=${QEMU_TIMEOUT:-900} rc=0 smp=${QEMU_SMP:-2} icount=()
 
-	stage "booting qemu-system-aarch64 -M virt -cpu max -smp $smp (timeout ${timeout}s)"
+	[ -z "${QEMU_ICOUNT:-}" ] ||
+		icount=(-icount "shift=$QEMU_ICOUNT,sleep=off" -accel tcg,thread=single)
+	stage "booting qemu-system-aarch64 -M virt -cpu max -smp $smp ${icount[*]} (timeout ${timeout}s)"
 	timeout --kill-after=10 "$timeout" qemu-system-aarch64 \
-		-M virt -cpu max,pauth-impdef=on -smp "$smp" -m 1G \
+		-M virt -cpu max,pauth-impdef=on -smp "$smp" -m 1G "${icount[@]}" \
 		-nodefaults -nic none \
 		-nographic -no-reboot -monitor none -serial stdio \
 		-kernel "$out/arch/arm64/boot/Image" \
