@@ -108,7 +108,12 @@ struct revocable_provider {
 	atomic_t state;
 	void (*done)(void *arg);
 	void *done_arg;
-	struct rcu_head rcu;	/* async revoke, then deferred free */
+	union {
+		/* RCU's state once no slot holds the provider (detached) */
+		unsigned long gp_state;
+		/* async revoke's callback, then a deferred free */
+		struct rcu_head rcu;
+	};
 };
 
 /* One cache line, the memory target per provider (state fills a hole). */
@@ -314,9 +319,11 @@ static void revocable_provider_free_rcu(struct rcu_head *head)
 
 /*
  * The last reference is gone: nothing enters an access through the shell
- * again, so its hold on the domain goes now.  The shell itself is freed a
- * grace period later, since revocable_provider_get_rcu() may still be
- * looking at its count (and at nothing else of it).
+ * again, so its hold on the domain goes now.  revocable_provider_get_rcu()
+ * may still be looking at the shell's count (and at nothing else of it)
+ * if it read the owner's slot before the revoke emptied it: the shell is
+ * freed once a grace period of RCU has passed since then.  A revoke that
+ * waited for the readers waited for one, so a release after it frees at once.
  *
  * Unless the owner's reference is still owed (the provider is not
  * revoked): then a consumer put one reference too many.  Freeing would
@@ -336,7 +343,10 @@ static void revocable_provider_release(struct kref *kref)
 		kref_init(&rp->kref);
 		return;
 	}
-	call_rcu(&rp->rcu, revocable_provider_free_rcu);
+	if (poll_state_synchronize_rcu(rp->gp_state))
+		kfree(rp);
+	else
+		call_rcu(&rp->rcu, revocable_provider_free_rcu);
 	if (dom != &revocable_default)
 		revocable_domain_put(dom, false);
 }
@@ -479,6 +489,8 @@ static bool revocable_withdraw_resource(struct revocable_provider *rp,
 		return false;
 	RCU_INIT_POINTER(rp->res, NULL);
 	atomic_long_dec(&rp->dom->live);
+	/* After the slot's fully ordered xchg() or cmpxchg(). */
+	rp->gp_state = get_state_synchronize_rcu();
 	return true;
 }
 
@@ -551,6 +563,8 @@ static void revocable_finish(struct rcu_head *head)
 
 	if (rp->done)
 		rp->done(rp->done_arg);
+	/* ->rcu is free again; a release from here on defers the free. */
+	rp->gp_state = get_state_synchronize_rcu();
 	revocable_drop_owner_ref(rp);
 }
 

@@ -39,6 +39,21 @@ void compat_rcu_barrier(void);
 #define call_rcu(head, func)	compat_call_rcu((head), (func))
 #define rcu_barrier()		compat_rcu_barrier()
 
+/*
+ * No polled grace periods: a cookie never reads as elapsed, and its holder
+ * defers to call_rcu() as it would without one.
+ */
+static inline unsigned long get_state_synchronize_rcu(void)
+{
+	return 0;
+}
+
+static inline bool poll_state_synchronize_rcu(unsigned long oldstate)
+{
+	(void)oldstate;
+	return false;
+}
+
 #define rcu_dereference_raw(p)	__atomic_load_n(&(p), __ATOMIC_CONSUME)
 /*
  * A publication and its reader are a happens-before edge that race

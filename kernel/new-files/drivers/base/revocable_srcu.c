@@ -333,7 +333,7 @@ void revocable_srcu_call(struct revocable_srcu *ssp, struct rcu_head *head,
 	spin_lock_irqsave(&ssp->cb_lock, flags);
 	*ssp->cbs_tail = head;
 	ssp->cbs_tail = &head->next;
-	ssp->cb_queued++;
+	WRITE_ONCE(ssp->cb_queued, ssp->cb_queued + 1);
 	spin_unlock_irqrestore(&ssp->cb_lock, flags);
 	queue_work(system_unbound_wq, &ssp->cb_work);
 }
@@ -364,9 +364,8 @@ void __revocable_srcu_cb_work(struct work_struct *work)
 			head->func(head);
 			local_bh_enable();
 		}
-		spin_lock_irq(&ssp->cb_lock);
-		ssp->cb_done += n;
-		spin_unlock_irq(&ssp->cb_lock);
+		/* Pairs with revocable_srcu_done(): the callbacks ran first. */
+		smp_store_release(&ssp->cb_done, ssp->cb_done + n);
 		wake_up_all(&ssp->cb_wq);
 		cond_resched();
 	}
@@ -376,12 +375,8 @@ EXPORT_SYMBOL_GPL(__revocable_srcu_cb_work);
 static bool revocable_srcu_done(struct revocable_srcu *ssp,
 				unsigned long target)
 {
-	bool done;
-
-	spin_lock_irq(&ssp->cb_lock);
-	done = (long)(ssp->cb_done - target) >= 0;
-	spin_unlock_irq(&ssp->cb_lock);
-	return done;
+	/* Pairs with __revocable_srcu_cb_work(): the callbacks ran first. */
+	return (long)(smp_load_acquire(&ssp->cb_done) - target) >= 0;
 }
 
 /**
@@ -397,9 +392,12 @@ void revocable_srcu_barrier(struct revocable_srcu *ssp)
 	unsigned long target;
 
 	might_sleep();
-	spin_lock_irq(&ssp->cb_lock);
-	target = ssp->cb_queued;
-	spin_unlock_irq(&ssp->cb_lock);
+	/*
+	 * Lockless: a callback queued before the call is counted in what
+	 * this reads, and with nothing pending (a device's removal, as a
+	 * rule) the barrier costs two loads.
+	 */
+	target = READ_ONCE(ssp->cb_queued);
 	wait_event(ssp->cb_wq, revocable_srcu_done(ssp, target));
 }
 EXPORT_SYMBOL_GPL(revocable_srcu_barrier);

@@ -60,8 +60,10 @@ struct revocable_srcu_data {
  * @cb_lock: protects @cbs and @cbs_tail
  * @cbs: callbacks waiting for a grace period
  * @cbs_tail: where the next callback is linked
- * @cb_queued: callbacks queued so far; under @cb_lock
- * @cb_done: callbacks invoked so far; under @cb_lock
+ * @cb_queued: callbacks queued so far; written under @cb_lock, read
+ *	without it
+ * @cb_done: callbacks invoked so far; written by @cb_work alone, read
+ *	without a lock
  * @cb_wq: revocable_srcu_barrier() waits here for @cb_done
  * @cb_work: runs a grace period for @cbs, then the callbacks
  * @dep_map: lockdep's view of the read side
