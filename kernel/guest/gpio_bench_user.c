@@ -18,7 +18,10 @@
  * profiler counting what the life calls that waits for readers or
  * callbacks (grace periods, barriers) and what it allocates per CPU:
  * "GPIOGP: FUNCTION hits_per_chip=N us_per_chip=T" (T: wall time inside,
- * sleeping included).
+ * sleeping included), with the paths a removal takes and the deferred work
+ * and waits a chip's life may leave to the next step; and that life's own
+ * steps, "GPIOGPSTEP: STEP ns_per_chip=T" (a step's time under the
+ * profiler, to tell which boots a profile stands for).
  *
  * usage: gpio_bench_user /dev/gpiochipN [LOOPS [ROUNDS]]
  */
@@ -56,6 +59,11 @@ static const char *const gp_funcs[] = {
 	"__revocable_srcu_init", "revocable_srcu_cleanup",
 	"revocable_domain_alloc", "revocable_domain_free",
 	"revocable_revoke", "revocable_revoke_wait",
+	"gpio_sim_device_deactivate", "platform_device_unregister",
+	"gpiodev_release", "device_del", "kobject_uevent_env",
+	"process_one_work", "handle_softirqs", "rcu_core", "__run_timers",
+	"schedule_timeout", "usleep_range_state", "__flush_work",
+	"wait_for_completion", "call_rcu", "pcpu_balance_workfn",
 	"pcpu_alloc_noprof", "free_percpu",
 	"gpiochip_add_data_with_key", "gpiochip_remove",
 };
@@ -194,6 +202,9 @@ static void bench_life_profile(void)
 	for (i = 0; i < LIFE_CHIPS; i++)
 		life_one((int)i, ns);
 	put_file(TRACING "/function_profile_enabled", "0", 0);
+	for (i = 0; i < LIFE_STEPS; i++)
+		printf("GPIOGPSTEP: %s ns_per_chip=%.0f\n", life_name[i],
+		       ns[i] / LIFE_CHIPS);
 	for (i = 0; i < ARRAY_SIZE(gp_funcs); i++) {
 		gp_profile_sum(gp_funcs[i], &hits, &us);
 		printf("GPIOGP: %s hits_per_chip=%.2f us_per_chip=%.1f\n",
